@@ -3,6 +3,7 @@ package refs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -82,15 +83,25 @@ func catBatch(ctx context.Context, git gitx.Runner, names []string) ([]batchObje
 	return res, nil
 }
 
-// casAttempts is how often a compare-and-swap update is tried before
+// casAttempts is how often a compare-and-swap ref update is tried before
 // giving up with ERR_REF_RACE.
-const casAttempts = 10
+const casAttempts = 16
 
-// backoff sleeps a short, growing, jittered time before retry attempt n
-// (n >= 1), or returns ctx's error.
+// lostRace reports whether a failed "git update-ref <ref> <new> <old>"
+// (err) lost to another writer: the ref moved away from old (now), or
+// another writer held its lock ("cannot lock ref": git's wording both for
+// a held lock file and for an unexpected old value).
+func lostRace(err error, old, now string) bool {
+	var ge *gitx.GitError
+	return now != old || errors.As(err, &ge) && strings.Contains(ge.Stderr, "cannot lock ref")
+}
+
+// backoff sleeps before retry n (n >= 1) for a random time up to 4 ms
+// doubled per retry, capped at 250 ms ("full jitter", so that writers that
+// collided spread out), or returns ctx's error.
 func backoff(ctx context.Context, n int) error {
-	d := time.Duration(n)*2*time.Millisecond + rand.N(3*time.Millisecond)
-	t := time.NewTimer(d)
+	ceiling := min(4*time.Millisecond<<min(n, 10), 250*time.Millisecond)
+	t := time.NewTimer(rand.N(ceiling) + time.Millisecond)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

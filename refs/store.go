@@ -109,7 +109,7 @@ func (s Store) Save(ctx context.Context, rec *Record, outputLog []byte, message 
 			return nil
 		}
 		now, terr := tip(ctx, s.Git, ref)
-		if terr != nil || now == old {
+		if terr != nil || !lostRace(err, old, now) {
 			return err // not a race: a real failure
 		}
 		if attempt+1 >= casAttempts {
