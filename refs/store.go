@@ -31,13 +31,14 @@ type Store struct {
 // Save appends one commit to rec's record chain, whose tree holds rec as
 // run.json (indented JSON and a newline) and outputLog, capped by
 // CapOutput, as output.log; a nil outputLog keeps the previous output.log
-// (empty for a new record). message is the commit's message and, prefixed
-// with "git-agent: ", the reflog message. Save sets rec.Version, rec.Updated
-// (now) and rec.Created when empty. The ref moves by compare-and-swap; on a
-// lost race Save re-reads the tip and writes again on top of it (the
-// record is a snapshot: the last Save wins), giving up with ERR_REF_RACE
-// after a few tries. An invalid rec.ID is ERR_INTERNAL; git failures are
-// ERR_GIT.
+// (empty for a new record). message (one line; line breaks become spaces)
+// is the commit's message and, prefixed with "git-agent: ", the reflog
+// message (the record ref always gets a reflog). Save sets rec.Version,
+// rec.Updated (now) and rec.Created when empty. The ref moves by
+// compare-and-swap; on a lost race Save re-reads the tip and writes again
+// on top of it (the record is a snapshot: the last Save wins), giving up
+// with ERR_REF_RACE after 16 tries. An invalid rec.ID is ERR_INTERNAL; git
+// failures are ERR_GIT.
 func (s Store) Save(ctx context.Context, rec *Record, outputLog []byte, message string) error {
 	if rec == nil || !ValidID(rec.ID) {
 		id := ""
@@ -104,7 +105,7 @@ func (s Store) Save(ctx context.Context, rec *Record, outputLog []byte, message 
 		if expect == "" {
 			expect = zeroOID(nu)
 		}
-		_, err = s.Git.Run(ctx, "update-ref", "-m", "git-agent: "+message, ref, nu, expect)
+		_, err = s.Git.Run(ctx, "update-ref", "--create-reflog", "-m", "git-agent: "+message, ref, nu, expect)
 		if err == nil {
 			return nil
 		}
@@ -246,7 +247,7 @@ func (s Store) History(ctx context.Context, id string) ([]string, error) {
 	if old == "" {
 		return nil, noRun(id)
 	}
-	lines, err := s.Git.Lines(ctx, "log", "--no-notes", "--no-decorate", "--first-parent",
+	lines, err := s.Git.Lines(ctx, "log", "--no-notes", "--no-decorate", "--no-show-signature", "--first-parent",
 		"--reverse", "--format=%s", old, "--")
 	if err != nil {
 		return nil, err

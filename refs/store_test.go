@@ -57,6 +57,9 @@ func TestSaveLoad(t *testing.T) {
 	if author != "git-agent <git-agent@localhost> git-agent" {
 		t.Errorf("author %q", author)
 	}
+	if rl, _ := git.Run(ctx, "reflog", "--format=%gs", RecordRef(id)); rl != "git-agent: running\ngit-agent: created" {
+		t.Errorf("reflog %q", rl)
+	}
 	// Missing runs.
 	for _, bad := range []string{"zzzz", "NOT-AN-ID"} {
 		if _, err := s.Load(ctx, bad); errfmt.As(err).Code != errfmt.ErrNoRun {
