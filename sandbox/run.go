@@ -142,11 +142,11 @@ func Run(ctx context.Context, p Policy, stdin io.Reader, stdout, stderr io.Write
 		return code, errfmt.Wrap(errfmt.ErrIO, werr, "lost the sandbox's output", where,
 			"check that the terminal or file receiving the output is writable, then retry")
 	}
-	return classify(st, gate, code, wasCanceled, ctx, where)
+	return classify(st, gate, code, wasCanceled, ctx.Err(), where)
 }
 
 // classify turns what Run observed into its result.
-func classify(st *status, g *gate, code int, canceled bool, ctx context.Context, where string) (int, error) {
+func classify(st *status, g *gate, code int, canceled bool, cerr error, where string) (int, error) {
 	st.mu.Lock()
 	ok, fail, execErr := st.ok, st.fail, st.execErr
 	st.mu.Unlock()
@@ -158,7 +158,7 @@ func classify(st *status, g *gate, code int, canceled bool, ctx context.Context,
 		return -1, errfmt.New(errfmt.ErrCommandNotFound, "cannot run inside the sandbox: "+execErr, where,
 			"make the command's directory visible inside (config `ro` entry) or put it on PATH")
 	case canceled:
-		return code, errfmt.Wrap(errfmt.ErrCanceled, ctx.Err(), "the sandboxed command was stopped", where,
+		return code, errfmt.Wrap(errfmt.ErrCanceled, cerr, "the sandboxed command was stopped", where,
 			"look at the run's output, then start it again if needed")
 	case !ok:
 		reason := bwrapReason(g.held(), code)
