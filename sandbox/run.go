@@ -252,6 +252,7 @@ type gate struct {
 // maxHeld bounds what the gate keeps (the tail) while closed.
 const maxHeld = 64 << 10
 
+// Write forwards b when the gate is open, else keeps its tail.
 func (g *gate) Write(b []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
