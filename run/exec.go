@@ -1,0 +1,74 @@
+package run
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-agent/git-agent/config"
+	"github.com/git-agent/git-agent/errfmt"
+	"github.com/git-agent/git-agent/gitx"
+	"github.com/git-agent/git-agent/sandbox"
+)
+
+// ExecOptions is what "git agent exec" was asked to do.
+type ExecOptions struct {
+	Argv    []string
+	Network string
+	Self    string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// Exec runs opts.Argv under the run policy in the current directory, which
+// is bound read-write; when it lies in a git repository, that repository's
+// git directories are bound read-only over it so the command cannot change
+// refs, config or hooks. HOME is a fresh directory removed afterwards. It
+// returns the command's exit status; err is a sandbox failure (exit 128).
+func Exec(ctx context.Context, opts ExecOptions) (int, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot read the current directory", "starting git agent exec", "cd into an existing directory")
+	}
+	if err := sandbox.Probe(ctx); err != nil {
+		return 0, err
+	}
+	home, err := os.MkdirTemp("", "git-agent-exec-home-")
+	if err != nil {
+		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot create a HOME for the command", "starting git agent exec", "check that $TMPDIR is writable")
+	}
+	defer os.RemoveAll(home)
+	cache := filepath.Join(xdgDir("XDG_CACHE_HOME", ".cache"), "git-agent", "exec")
+	if err := mkdirs(cacheDirs(cache)...); err != nil {
+		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot create the exec cache", "creating "+cache, "check that the directory is writable")
+	}
+	userHome, _ := os.UserHomeDir()
+	pathBinds, _ := sandbox.PathBinds(os.Getenv("PATH"), userHome)
+	v := view{work: cwd, home: home, cache: cache, extra: pathBinds,
+		env: agentEnv(config.Tool{}, os.Environ()), network: "on"}
+	if opts.Network == "off" {
+		v.network = "off"
+	}
+	if repo, err := gitx.Discover(ctx, cwd); err == nil {
+		for _, d := range []string{repo.CommonDir, repo.GitDir} {
+			if d == cwd || strings.HasPrefix(d, cwd+"/") {
+				v.extra = append(v.extra, sandbox.Bind{Src: d, Dst: d, Mode: sandbox.RO})
+			}
+		}
+	}
+	p := v.policy(opts.Self, cwd, opts.Argv)
+	// The repository binds must come after the writable cwd.
+	var late, early []sandbox.Bind
+	for _, b := range p.Binds {
+		if b.Mode == sandbox.RO && b.Src != cwd && strings.HasPrefix(b.Src, cwd+"/") {
+			late = append(late, b)
+		} else {
+			early = append(early, b)
+		}
+	}
+	p.Binds = append(early, late...)
+	return sandbox.Run(ctx, p, opts.Stdin, opts.Stdout, opts.Stderr)
+}

@@ -1,0 +1,118 @@
+// Package run owns a run's lifecycle: it lays out the run's worktree,
+// scratch repository, HOME and caches (DESIGN.md "Where things live"),
+// starts the agent in the sandbox, imports and snapshots its work, runs the
+// checks on a clean checkout, and writes the record, refs and notes. It
+// also answers the read-side commands (ls, show, log) and land.
+package run
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-agent/git-agent/gitx"
+)
+
+// Layout is where one run's files live on the host. All paths are absolute.
+type Layout struct {
+	// Runtime is $GIT_COMMON_DIR/agent/runs/<id>: host-owned.
+	Runtime string
+	// Scratch is the scratch repository (Runtime/scratch).
+	Scratch string
+	// Home is the agent's HOME (Runtime/home).
+	Home string
+	// Decisions is the agent-writable decision file (Runtime/decisions.jsonl).
+	Decisions string
+	// Lock is the liveness lock (Runtime/lock), host-only.
+	Lock string
+	// Output is the agent's terminal output (Runtime/output.log), host-only.
+	Output string
+	// GitFile is the host-written "gitdir: <Scratch>" file bound over the
+	// worktree's .git inside the sandbox (Runtime/gitfile).
+	GitFile string
+	// Worktree is the run's linked worktree.
+	Worktree string
+	// AgentCache and CheckCache are git-agent's caches for the agent and for
+	// checks ($XDG_CACHE_HOME/git-agent/<repo>-<hash>/{agent,checks}).
+	AgentCache, CheckCache string
+}
+
+// RepoKey returns "<name>-<hash>" for the repository: the base name of its
+// top directory (or of the common dir's parent) and 12 hex digits of the
+// SHA-256 of its common dir. It names the repository's worktree and cache
+// directories.
+func RepoKey(repo *gitx.Repo) string {
+	name := filepath.Base(repo.Top)
+	if repo.Top == "" {
+		name = strings.TrimSuffix(filepath.Base(repo.CommonDir), ".git")
+		if name == "" || name == "." {
+			name = filepath.Base(filepath.Dir(repo.CommonDir))
+		}
+	}
+	sum := sha256.Sum256([]byte(repo.CommonDir))
+	return sanitize(name) + "-" + hex.EncodeToString(sum[:6])
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r < 0x20 {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// xdgDir returns $env when it is an absolute path, else $HOME/fallback.
+func xdgDir(env, fallback string) string {
+	if v := os.Getenv(env); filepath.IsAbs(v) {
+		return v
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, fallback)
+}
+
+// WorktreesDir returns the directory holding this repository's run
+// worktrees: configured (relative paths resolve against the repository's
+// top directory) or $XDG_DATA_HOME/git-agent/worktrees/<repo>-<hash>.
+func WorktreesDir(repo *gitx.Repo, configured string) string {
+	if configured != "" {
+		if strings.HasPrefix(configured, "~/") {
+			home, _ := os.UserHomeDir()
+			configured = filepath.Join(home, configured[2:])
+		}
+		if !filepath.IsAbs(configured) {
+			base := repo.Top
+			if base == "" {
+				base = repo.CommonDir
+			}
+			configured = filepath.Join(base, configured)
+		}
+		return filepath.Clean(configured)
+	}
+	return filepath.Join(xdgDir("XDG_DATA_HOME", ".local/share"), "git-agent", "worktrees", RepoKey(repo))
+}
+
+// RuntimeDir returns $GIT_COMMON_DIR/agent/runs/<id>.
+func RuntimeDir(repo *gitx.Repo, id string) string {
+	return filepath.Join(repo.CommonDir, "agent", "runs", id)
+}
+
+// NewLayout returns the layout of run id in repo.
+func NewLayout(repo *gitx.Repo, id, worktrees string) Layout {
+	rt := RuntimeDir(repo, id)
+	cache := filepath.Join(xdgDir("XDG_CACHE_HOME", ".cache"), "git-agent", RepoKey(repo))
+	return Layout{
+		Runtime:    rt,
+		Scratch:    filepath.Join(rt, "scratch"),
+		Home:       filepath.Join(rt, "home"),
+		Decisions:  filepath.Join(rt, "decisions.jsonl"),
+		Lock:       filepath.Join(rt, "lock"),
+		Output:     filepath.Join(rt, "output.log"),
+		GitFile:    filepath.Join(rt, "gitfile"),
+		Worktree:   filepath.Join(WorktreesDir(repo, worktrees), id),
+		AgentCache: filepath.Join(cache, "agent"),
+		CheckCache: filepath.Join(cache, "checks"),
+	}
+}
