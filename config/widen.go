@@ -8,32 +8,48 @@ import (
 
 // credentialExact are variables dropped by name (compared upper-cased).
 var credentialExact = []string{
-	"DATABASE_URL", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
-	"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
-	"KRB5CCNAME", "NETRC", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
-	"DOCKER_HOST", "DOCKER_CONFIG", "KUBECONFIG",
+	"DATABASE_URL", "REDIS_URL", "NETRC", "KRB5CCNAME", "NPM_TOKEN", "PGPASSFILE",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
+	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR",
+	"DOCKER_HOST", "DOCKER_CONFIG", "CONTAINER_HOST", "KUBECONFIG",
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_EXEC_PATH",
+	"GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_NAMESPACE",
+	"GIT_CEILING_DIRECTORIES", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF",
+	"GIT_TEMPLATE_DIR", "GIT_REPLACE_REF_BASE",
 }
 
 // credentialParts are substrings that make a variable credential-looking.
-var credentialParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "COOKIE"}
+var credentialParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY",
+	"CREDENTIAL", "AUTH", "COOKIE", "PRIVATE"}
 
-// CredentialLike reports whether the environment variable name looks like
-// a credential and so is dropped from the sandbox unless a config passes it
-// by name (invariant 7): names containing TOKEN, SECRET, PASSWORD, PASSWD,
-// CREDENTIAL, APIKEY or COOKIE, ending in _KEY, _AUTH or _PAT, starting with
-// AWS_, or one of DATABASE_URL, SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS,
-// DISPLAY and the other sockets and helpers in credentialExact. The match
-// is case-insensitive. The sandbox's environment scrubbing should use this
-// same function so the two never disagree.
+// CredentialLike reports whether the environment variable name must not
+// reach a sandbox unless a config passes it by name (invariant 7). It is a
+// superset of what the sandbox package's ScrubEnv drops (a test keeps the
+// two in step), so a project config passing any scrubbed variable is
+// always classified as widening: names containing TOKEN, SECRET, PASSWORD,
+// PASSWD, APIKEY, API_KEY, CREDENTIAL, AUTH (not GIT_AUTHOR_*), COOKIE or
+// PRIVATE; ending in _KEY, _PAT or _DSN; starting with AWS_, AZURE_,
+// VAULT_, GIT_CONFIG, GIT_SSH or LD_; and the host sockets, helpers and git
+// redirections in credentialExact (DATABASE_URL, SSH_AUTH_SOCK, DISPLAY,
+// GIT_DIR, ...). The match is case-insensitive.
 func CredentialLike(name string) bool {
 	n := strings.ToUpper(name)
-	if contains(credentialExact, n) || strings.HasPrefix(n, "AWS_") {
+	if contains(credentialExact, n) {
 		return true
 	}
-	for _, s := range []string{"_KEY", "_AUTH", "_PAT"} {
+	for _, p := range []string{"AWS_", "AZURE_", "VAULT_", "GIT_CONFIG", "GIT_SSH", "LD_"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	for _, s := range []string{"_KEY", "_PAT", "_DSN"} {
 		if strings.HasSuffix(n, s) {
 			return true
 		}
+	}
+	if strings.HasPrefix(n, "GIT_AUTHOR_") {
+		return false // identity, not authentication
 	}
 	for _, part := range credentialParts {
 		if strings.Contains(n, part) {
