@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/git-agent/git-agent/config"
@@ -14,6 +15,7 @@ import (
 	"github.com/git-agent/git-agent/refs"
 	"github.com/git-agent/git-agent/sandbox"
 	"github.com/git-agent/git-agent/verify"
+	"golang.org/x/sys/unix"
 )
 
 // checkout is a clean checkout of one result for its checks (DESIGN.md
@@ -101,11 +103,16 @@ func (j *job) verify(ctx context.Context, n int, result string, exit int) (strin
 		results = []verify.CheckResult{{Name: "checkout", Command: "git checkout-index --all", ExitCode: -1, OutputTail: err.Error()}}
 	} else {
 		live := io.MultiWriter(j.opts.Stderr, j.output)
-		results = verify.Run(ctx, checks, func(ctx context.Context, argv, env []string, out io.Writer) (int, string, error) {
+		exec := func(ctx context.Context, argv, env []string, out io.Writer) (int, string, error) {
 			p := j.checkView(c, env).policy(j.opts.Self, c.dir, argv)
 			code, err := sandbox.Run(ctx, p, nil, out, out)
-			return code, "", err
-		}, live)
+			return code, signalName(code), err
+		}
+		if j.cfg.Verify.Parallel {
+			results = verify.RunParallel(ctx, checks, exec, live)
+		} else {
+			results = verify.Run(ctx, checks, exec, live)
+		}
 	}
 	passed := verify.Passed(results)
 	for _, r := range results {
@@ -166,4 +173,13 @@ func (j *job) finish(ctx context.Context, state, reason string) {
 // fail records a run that could not be carried out.
 func (j *job) fail(ctx context.Context, state, reason string) {
 	j.finish(ctx, state, reason)
+}
+
+// signalName returns the name of the signal that an exit status of 128+N
+// reports (as bwrap and shells do), or "".
+func signalName(code int) string {
+	if code > 128 && code < 128+65 {
+		return unix.SignalName(syscall.Signal(code - 128))
+	}
+	return ""
 }

@@ -103,6 +103,13 @@ func mountBinds(tool config.Tool, worktree string) (binds []sandbox.Bind, warnin
 			p = filepath.Join(home, p[2:])
 		case !filepath.IsAbs(p):
 			p = filepath.Join(worktree, p)
+			// A relative mount stays inside the worktree even through a
+			// committed symlink (DESIGN.md invariant 10).
+			real, err := filepath.EvalSymlinks(p)
+			if err == nil && real != worktree && !strings.HasPrefix(real, worktree+"/") {
+				warnings = append(warnings, "mount "+p+" resolves outside the worktree; skipped")
+				return
+			}
 		}
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
