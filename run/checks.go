@@ -129,6 +129,10 @@ func (j *job) verify(ctx context.Context, n int, result string, exit int) (strin
 		fmt.Fprintf(j.opts.Stderr, "git-agent: check %s: %s (%d ms)\n", r.Name, state, r.DurationMS)
 	}
 	j.writeOutcome(ctx, n, result, results, passed, time.Since(start).Milliseconds())
+	if passed && exit != 0 {
+		// The checks judge the commit; the run still failed if the agent did.
+		return refs.StateFailed, fmt.Sprintf("the agent exited %d (the checks passed)", exit)
+	}
 	if passed {
 		return refs.StatePassed, "all checks passed"
 	}
@@ -157,6 +161,12 @@ func (j *job) writeOutcome(ctx context.Context, n int, result string, results []
 
 // finish records the final state and reason and prints the verdict.
 func (j *job) finish(ctx context.Context, state, reason string) {
+	j.record(ctx, state, reason)
+	fmt.Fprintf(j.opts.Stderr, "git-agent: run %s %s: %s\n", j.rec.ID, state, reason)
+}
+
+// record saves the final state and reason in the record.
+func (j *job) record(ctx context.Context, state, reason string) {
 	j.rec.Verdict = state
 	j.rec.Reason = reason
 	j.rec.SetState(state, time.Now())
@@ -167,12 +177,12 @@ func (j *job) finish(ctx context.Context, state, reason string) {
 	if err := j.store.Save(ctx, j.rec, out, state+": "+reason); err != nil {
 		fmt.Fprintln(j.opts.Stderr, "git-agent: warning: cannot save the record: "+err.Error())
 	}
-	fmt.Fprintf(j.opts.Stderr, "git-agent: run %s %s: %s\n", j.rec.ID, state, reason)
 }
 
-// fail records a run that could not be carried out.
+// fail records a run that could not be carried out. It prints nothing: the
+// caller reports the error in the 4-line form, which is all the user sees.
 func (j *job) fail(ctx context.Context, state, reason string) {
-	j.finish(ctx, state, reason)
+	j.record(ctx, state, reason)
 }
 
 // signalName returns the name of the signal that an exit status of 128+N
