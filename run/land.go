@@ -58,7 +58,6 @@ func Land(ctx context.Context, repo *gitx.Repo, rec *refs.Record, opts LandOptio
 	if err := checkVerified(ctx, repo, rec, tip, opts); err != nil {
 		return "", err
 	}
-	flagCheckFiles(ctx, repo, rec.Base, tip, opts.Stderr)
 	landed, how, err := mergeCommit(ctx, repo, rec, target, into, tip)
 	if err != nil {
 		return "", err
@@ -68,6 +67,11 @@ func Land(ctx context.Context, repo *gitx.Repo, rec *refs.Record, opts LandOptio
 	} else if err := updateTarget(ctx, repo, target, into, landed); err != nil {
 		return "", err
 	}
+	// Notes come after the refusals: a refusal is only its 4-line error.
+	if o := LastOutcome(ctx, repo, rec.ID, tip); o != nil && o.Passed && len(o.Checks) == 0 {
+		fmt.Fprintf(opts.Stderr, "git-agent: note: run %s has no checks: nothing was verified but the agent's exit status\n", rec.ID)
+	}
+	flagCheckFiles(ctx, repo, rec.Base, tip, opts.Stderr)
 	_ = notes.AppendJSON(ctx, repo.Git(), notes.DecisionsRef, tip, notes.Decision{Time: now(), Run: rec.ID, Source: "host",
 		Attempt: rec.Attempts, Decision: "landed into " + target + " as " + landed + " (" + how + ")"})
 	rec.Landed, rec.LandedInto = landed, target
@@ -101,9 +105,6 @@ func checkVerified(ctx context.Context, repo *gitx.Repo, rec *refs.Record, tip s
 		}
 		return errfmt.New(errfmt.ErrNotVerified, why, "landing run "+rec.ID,
 			"review it (git agent diff "+rec.ID+") and land with --force, or run the agent again")
-	}
-	if len(o.Checks) == 0 {
-		fmt.Fprintf(opts.Stderr, "git-agent: note: run %s has no checks: nothing was verified but the agent's exit status\n", rec.ID)
 	}
 	return nil
 }
