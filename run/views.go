@@ -78,7 +78,7 @@ func writeOutcome(w io.Writer, o *verify.Outcome) {
 	if o.Passed {
 		verdict = "passed"
 	}
-	fmt.Fprintf(w, "outcome of attempt %d on %s: %s (%d ms, checks %s)\n", o.Attempt, shortID(o.Commit), verdict, o.DurationMS, shortID(o.Config))
+	fmt.Fprintf(w, "outcome of attempt %d on %s: %s (%d ms, checks %s)\n", o.Attempt, shortID(o.Commit), verdict, o.DurationMS, shortDigest(o.Config))
 	if len(o.Checks) == 0 {
 		fmt.Fprintln(w, "  no checks ran: nothing was verified")
 	}
@@ -143,4 +143,12 @@ func WriteStory(w io.Writer, entries []Entry) {
 		}
 		writeOutcome(w, e.Outcome)
 	}
+}
+
+// shortDigest returns "sha256:" and the first 12 hex digits of a digest.
+func shortDigest(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: a throwaway copy of a real Go module
+# (spf13/pflag, from the module cache), a scripted agent that adds a function
+# and its test and commits inside the sandbox, the checks, the decision log,
+# and land. Nothing outside a temporary directory is touched.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "demo: installing bubblewrap"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y bubblewrap; else sudo apt-get install -y bubblewrap; fi
+fi
+[ -x "$root/bin/git-agent" ] || (cd "$root" && make build)
+export PATH="$root/bin:$PATH"
+
+mod=github.com/spf13/pflag
+src=$(cd "$root" && go list -m -f '{{.Dir}}' "$mod")
+demo=$(mktemp -d "${TMPDIR:-/tmp}/git-agent-demo.XXXXXX")
+export HOME="$demo/home" XDG_DATA_HOME="$demo/home/.local/share" XDG_CACHE_HOME="$demo/home/.cache" XDG_CONFIG_HOME="$demo/home/.config"
+mkdir -p "$HOME"
+git config --global user.name "Demo User"
+git config --global user.email demo@example.com
+git config --global init.defaultBranch main
+
+echo "demo: copying $mod from $src to $demo/pflag"
+cp -r "$src" "$demo/pflag"
+chmod -R u+w "$demo/pflag"
+cd "$demo/pflag"
+git init -q
+mkdir -p .git-agent
+cat > .git-agent/config.toml <<'TOML'
+[[checks]]
+name = "build"
+command = ["go", "build", "./..."]
+timeout = "5m"
+
+[[checks]]
+name = "test"
+command = ["go", "test", "./..."]
+timeout = "5m"
+TOML
+git add -A
+git commit -qm "pflag, as published"
+
+# The "agent": a script that edits, tests, commits and explains itself.
+cat > "$demo/agent.sh" <<'AGENT'
+set -e
+git agent decide "add FlagSet.DefinedCount" --why "callers want the number of defined flags without VisitAll"
+cat > defined_count.go <<'GO'
+package pflag
+
+// DefinedCount returns the number of flags defined in f.
+func (f *FlagSet) DefinedCount() int { return len(f.formal) }
+GO
+cat > defined_count_test.go <<'GO'
+package pflag
+
+import "testing"
+
+func TestDefinedCount(t *testing.T) {
+	f := NewFlagSet("demo", ContinueOnError)
+	f.Int("a", 0, "")
+	f.String("b", "", "")
+	if got := f.DefinedCount(); got != 2 {
+		t.Fatalf("DefinedCount() = %d, want 2", got)
+	}
+}
+GO
+go test -run TestDefinedCount .
+git add defined_count.go defined_count_test.go
+git commit -qm "Add FlagSet.DefinedCount"
+AGENT
+
+echo; echo "demo: git agent run sh -c <agent.sh>"
+git agent run sh -c "$(cat "$demo/agent.sh")" || { echo "demo: the run did not pass"; exit 1; }
+echo; echo "demo: git agent ls"; git agent ls
+echo; echo "demo: git agent log last"; git agent log last
+echo; echo "demo: git agent land last"; git agent land last
+echo; git log --oneline -3
+echo; echo "demo: done; everything is in $demo (remove it when you are done)"
