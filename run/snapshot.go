@@ -20,9 +20,12 @@ import (
 // agent configured in its scratch repository (filters, fsmonitor, hooks)
 // runs there and never on the host (DESIGN.md invariants 3 and 4). The
 // directories are named explicitly so a rewritten core.worktree or
-// core.bare cannot redirect it.
+// core.bare cannot redirect it. With core.sparseCheckout on, git clears the
+// skip-worktree bit (copied from a sparse checkout's index) of every file
+// the agent wrote outside the cone, so add sees it; files it did not write
+// keep the bit and stay in the tree.
 const stageScript = `set -e
-git --git-dir="$1" --work-tree="$2" add -A --sparse
+git --git-dir="$1" --work-tree="$2" -c core.sparseCheckout=true -c sparse.expectFilesOutsideOfPatterns=false add -A --sparse
 git --git-dir="$1" --work-tree="$2" write-tree
 git --git-dir="$1" rev-parse --verify --quiet HEAD^{commit} || echo none`
 
