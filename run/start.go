@@ -52,7 +52,7 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 	// The work is imported even when the agent failed or was canceled: it
 	// must never be lost. A fresh context lets that finish after Ctrl-C.
 	finishCtx := context.WithoutCancel(ctx)
-	if agentErr != nil {
+	if agentErr != nil && errfmt.As(agentErr).Code != errfmt.ErrCanceled {
 		j.fail(finishCtx, refs.StateFailed, agentErr.Error())
 		return j.rec, agentErr
 	}
