@@ -30,15 +30,17 @@ type Repo struct {
 func Discover(ctx context.Context, dir string) (*Repo, error) {
 	r := Runner{Dir: dir}
 	// GIT_DIR and GIT_WORK_TREE are the user's own choice here, so this one
-	// call keeps them; every later call names the directories explicitly.
+	// lookup keeps them; every later call names the directories explicitly.
 	env := []string{}
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
+	// --show-toplevel is asked separately: git 2.39 fails the whole
+	// rev-parse with it in a bare repository.
 	out, err := r.Exec(ctx, Cmd{Args: []string{"rev-parse", "--path-format=absolute",
-		"--git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel"}, Env: env})
+		"--git-dir", "--git-common-dir", "--is-bare-repository"}, Env: env})
 	if err != nil {
 		where := dir
 		if where == "" {
@@ -50,8 +52,11 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	repo := &Repo{GitDir: filepath.Clean(lines[0]), CommonDir: filepath.Clean(lines[1])}
-	if len(lines) > 3 && lines[2] == "false" {
-		repo.Top = filepath.Clean(lines[3])
+	if len(lines) > 2 && lines[2] == "false" {
+		top, err := r.Exec(ctx, Cmd{Args: []string{"rev-parse", "--show-toplevel"}, Env: env})
+		if t := strings.TrimRight(string(top), "\n"); err == nil && t != "" {
+			repo.Top = filepath.Clean(t)
+		}
 	}
 	return repo, nil
 }
