@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-agent/git-agent/jsonl"
 	"github.com/git-agent/git-agent/notes"
+	"github.com/git-agent/git-agent/refs"
 )
 
 // maxDecisionBytes bounds what is read of the agent's decision file per
@@ -51,6 +52,14 @@ func (j *job) importAgentDecisions(attempt int) {
 	if _, err := f.Seek(j.decOffset, io.SeekStart); err != nil {
 		return
 	}
+	// The agent's time is kept only within this attempt (from its start to
+	// now): a forged one would move its lines anywhere in the story.
+	start, end := "", now()
+	for _, s := range j.rec.States {
+		if s.State == refs.StateRunning {
+			start = s.Time
+		}
+	}
 	r := bufio.NewReader(io.LimitReader(f, maxDecisionBytes))
 	for {
 		line, err := r.ReadBytes('\n')
@@ -59,7 +68,7 @@ func (j *job) importAgentDecisions(attempt int) {
 			var a agentLine
 			if json.Unmarshal(line, &a) == nil && strings.TrimSpace(a.Decision) != "" {
 				t := a.Time
-				if _, perr := time.Parse("2006-01-02T15:04:05.000000000Z", t); perr != nil || len(t) != 30 {
+				if _, perr := time.Parse("2006-01-02T15:04:05.000000000Z", t); perr != nil || len(t) != 30 || t < start || t > end {
 					t = now()
 				}
 				j.pending = append(j.pending, notes.Decision{Time: t, Run: j.rec.ID, Source: "agent",
