@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/git-agent/git-agent/errfmt"
@@ -146,10 +149,37 @@ func (r *Repo) ImportPack(ctx context.Context, pack io.Reader) error {
 		_, _ = io.Copy(io.Discard, pack)
 		return nil
 	}
-	_, err := r.Git().Exec(ctx, Cmd{Args: []string{"index-pack", "--stdin", "--strict"},
-		Stdin: io.MultiReader(bytes.NewReader(head), pack)})
+	// index-pack leaves its tmp_pack_* file behind when it rejects a pack,
+	// so it writes into a quarantine directory (as git's receive-pack
+	// does) whose pack is moved into place only when it passed.
+	objects := filepath.Join(r.CommonDir, "objects")
+	quarantine, err := os.MkdirTemp(objects, "incoming-git-agent-")
+	if err == nil {
+		defer os.RemoveAll(quarantine)
+		err = os.Mkdir(filepath.Join(quarantine, "pack"), 0o755)
+	}
+	if err != nil {
+		return errfmt.Wrap(errfmt.ErrIO, err, "cannot create a quarantine for the agent's pack", "importing the agent's work into "+objects, "check that the repository's objects directory is writable")
+	}
+	alt := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(objects) + `"`
+	_, err = r.Git().Exec(ctx, Cmd{Args: []string{"index-pack", "--stdin", "--strict"},
+		Stdin: io.MultiReader(bytes.NewReader(head), pack),
+		Env:   []string{"GIT_OBJECT_DIRECTORY=" + quarantine, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + alt}})
 	if err != nil {
 		return errfmt.Wrap(errfmt.ErrImport, err, "the agent's pack failed git's checks", "git index-pack --strict", "the agent's objects are kept in its scratch repository; see git agent show <run>")
+	}
+	// The .idx goes last: git looks for a pack through its index.
+	files, err := filepath.Glob(filepath.Join(quarantine, "pack", "pack-*"))
+	sort.SliceStable(files, func(i, j int) bool {
+		return !strings.HasSuffix(files[i], ".idx") && strings.HasSuffix(files[j], ".idx")
+	})
+	for _, f := range files {
+		if err == nil {
+			err = os.Rename(f, filepath.Join(objects, "pack", filepath.Base(f)))
+		}
+	}
+	if err != nil {
+		return errfmt.Wrap(errfmt.ErrImport, err, "cannot move the agent's pack into the repository", "importing the agent's work into "+objects, "check that the repository's objects directory is writable")
 	}
 	return nil
 }
