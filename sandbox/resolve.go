@@ -38,13 +38,13 @@ func pathBinds(path, home string, resolve func(string) (string, error)) (binds [
 		}
 		e = filepath.Clean(e)
 		target := e
-		if home != "/" && home != "." && under(e, home) {
-			if e == home {
+		if h := homeOf(e, home); h != "" {
+			if e == h {
 				continue
 			}
-			top := strings.SplitN(strings.TrimPrefix(e, home+"/"), "/", 2)[0]
+			top := strings.SplitN(strings.TrimPrefix(e, h+"/"), "/", 2)[0]
 			if top != ".local" && top != ".config" && top != ".cache" {
-				target = home + "/" + top
+				target = h + "/" + top
 			}
 		}
 		real, err := resolve(e)
@@ -69,6 +69,22 @@ func pathBinds(path, home string, resolve func(string) (string, error)) (binds [
 		binds = append(binds, Bind{Src: real, Dst: target, Mode: RO})
 	}
 	return binds, missing
+}
+
+// homeOf returns the home directory that PATH entry e lies in: home
+// itself, /root, or /home/<user> (a toolchain such as pyenv installed for
+// root is found there even when $HOME points elsewhere), or "".
+func homeOf(e, home string) string {
+	if home != "/" && home != "." && under(e, home) {
+		return home
+	}
+	if under(e, "/root") {
+		return "/root"
+	}
+	if rest, ok := strings.CutPrefix(e, "/home/"); ok && rest != "" {
+		return "/home/" + strings.SplitN(rest, "/", 2)[0]
+	}
+	return ""
 }
 
 // covered reports whether p is at or under the Dst of one of binds.

@@ -27,6 +27,10 @@ func TestPathBinds(t *testing.T) {
 		"/opt/tool/bin":                "/opt/tool/bin",
 		"/srv/tools/bin":               "/srv/tools/bin",
 		"/home/u/.config/composer/bin": "/home/u/.config/composer/bin",
+		"/root/.pyenv/shims":           "/root/.pyenv/shims",
+		"/root/.pyenv":                 "/root/.pyenv",
+		"/home/other/.cargo/bin":       "/home/other/.cargo/bin",
+		"/home/other/.cargo":           "/home/other/.cargo",
 	}
 	resolve := func(p string) (string, error) {
 		if r, ok := exist[p]; ok {
@@ -53,6 +57,10 @@ func TestPathBinds(t *testing.T) {
 		{"hidden outside home", "/srv/tools/bin", []Bind{ro("/srv/tools/bin", "/srv/tools/bin")}, nil},
 		{"missing reported", "/home/u/.nvm/bin:/tmp/nope:/usr/nope", nil, []string{"/home/u/.nvm/bin", "/tmp/nope"}},
 		{"relative and empty ignored", "bin::./x", nil, nil},
+		{"root's pyenv when HOME is elsewhere binds its root", "/root/.pyenv/shims",
+			[]Bind{ro("/root/.pyenv", "/root/.pyenv")}, nil},
+		{"another user's home binds the top dir", "/home/other/.cargo/bin",
+			[]Bind{ro("/home/other/.cargo", "/home/other/.cargo")}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
