@@ -78,9 +78,9 @@ func xdgDir(env, fallback string) string {
 // top directory) or $XDG_DATA_HOME/git-agent/worktrees/<repo>-<hash>.
 func WorktreesDir(repo *gitx.Repo, configured string) string {
 	if configured != "" {
-		if strings.HasPrefix(configured, "~/") {
+		if configured == "~" || strings.HasPrefix(configured, "~/") {
 			home, _ := os.UserHomeDir()
-			configured = filepath.Join(home, configured[2:])
+			configured = filepath.Join(home, configured[1:])
 		}
 		if !filepath.IsAbs(configured) {
 			base := repo.Top
