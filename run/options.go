@@ -90,6 +90,12 @@ func checkEnv(environ, extra []string) []string {
 // missing paths are reported in warnings and skipped.
 func mountBinds(tool config.Tool, worktree string) (binds []sandbox.Bind, warnings []string) {
 	home, _ := os.UserHomeDir()
+	// Compare against the worktree's real path: a symlink in its own path
+	// (a symlinked HOME) must not make every relative mount "outside".
+	realWT := worktree
+	if r, err := filepath.EvalSymlinks(worktree); err == nil {
+		realWT = r
+	}
 	add := func(p string, mode sandbox.Mode) {
 		if s, ok := strings.CutSuffix(p, ":ro"); ok {
 			p, mode = s, sandbox.RO
@@ -106,7 +112,7 @@ func mountBinds(tool config.Tool, worktree string) (binds []sandbox.Bind, warnin
 			// A relative mount stays inside the worktree even through a
 			// committed symlink (DESIGN.md invariant 10).
 			real, err := filepath.EvalSymlinks(p)
-			if err == nil && real != worktree && !strings.HasPrefix(real, worktree+"/") {
+			if err == nil && real != realWT && !strings.HasPrefix(real, realWT+"/") {
 				warnings = append(warnings, "mount "+p+" resolves outside the worktree; skipped")
 				return
 			}
