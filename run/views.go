@@ -135,7 +135,9 @@ func WriteStory(w io.Writer, entries []Entry) {
 			if d.Tool != "" {
 				who += "/" + d.Tool
 			}
-			fmt.Fprintf(w, "  %s  %-6s %s\n", clean(d.Time[:19]), clean(who), clean(d.Decision))
+			// One line each: an agent's decision or tool must not print
+			// lines that look like the host's.
+			fmt.Fprintf(w, "  %s  %-6s %s\n", oneLine(shortTime(d.Time)), oneLine(who), oneLine(d.Decision))
 			if d.Rationale != "" {
 				fmt.Fprintln(w, indent(clean(d.Rationale), "                                "))
 			}
@@ -143,6 +145,25 @@ func WriteStory(w io.Writer, entries []Entry) {
 		}
 		writeOutcome(w, e.Outcome)
 	}
+}
+
+// shortTime returns a notes-format time to the second; a note written by
+// hand may hold any string.
+func shortTime(t string) string {
+	if len(t) > 19 {
+		return t[:19]
+	}
+	return t
+}
+
+// oneLine is clean with newlines and tabs turned into spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, clean(s))
 }
 
 // shortDigest returns "sha256:" and the first 12 hex digits of a digest.
