@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -171,6 +172,10 @@ func (j *job) record(ctx context.Context, state, reason string) {
 	j.rec.Reason = reason
 	j.rec.SetState(state, time.Now())
 	if j.rec.Result != "" {
+		if paths := j.disarmNested(ctx, j.rec.Result); len(paths) > 0 {
+			j.hostDecision("disarmed nested repositories in the worktree: "+strings.Join(paths, ", "),
+				"their .git was renamed to "+disarmedName+" so that git in the worktree never runs their config on the host", j.rec.Attempts)
+		}
 		j.flushDecisions(ctx, j.rec.Result)
 	}
 	out, _ := os.ReadFile(j.lay.Output)
