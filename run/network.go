@@ -159,3 +159,17 @@ func (e *execNetProxy) stop() string {
 	os.RemoveAll(e.dir)
 	return line
 }
+
+// checkHosts returns ERR_CONFIG when n is a host list the proxy would not
+// accept (an entry with a port, scheme or wildcard), before a run is made.
+func checkHosts(n *config.Network) error {
+	hosts := hostList(n)
+	if len(hosts) == 0 {
+		return nil
+	}
+	if _, err := netproxy.ParseAllowlist(hosts); err != nil {
+		return errfmt.Wrap(errfmt.ErrConfig, err, "bad network host list", "reading the network setting",
+			`write network = ["api.example.com", "203.0.113.7"]: names or IP addresses, no ports or schemes`)
+	}
+	return nil
+}
