@@ -50,8 +50,12 @@
 //
 // network: true/"on" shares the host network (agent-run's default, used when
 // no layer sets it); false/"off" gives the sandbox its own empty network
-// namespace; an array of host names allows only those, through git-agent's
-// proxy.
+// namespace; an array of hosts ("api.example.com", "203.0.113.7", "::1":
+// exact names or IP literals, no port, scheme or wildcard) gives it its own
+// namespace too and allows only those hosts, on any port, through
+// git-agent's filtering proxy (package netproxy); a listed name that
+// resolves to a loopback, private or link-local address is refused unless
+// that address is listed too.
 //
 // mount entries are host paths bound read-write unless suffixed ":ro"
 // (":rw" is accepted and is the default); see SplitMount and ExpandHome. A

@@ -43,6 +43,7 @@ const (
 	ErrCanceled        Code = "ERR_CANCELED"          // the run was interrupted or canceled
 	ErrIO              Code = "ERR_IO"                // a file git-agent owns could not be read or written
 	ErrInternal        Code = "ERR_INTERNAL"          // a bug in git-agent
+	ErrNetProxy        Code = "ERR_NET_PROXY"         // the network host list's proxy could not start
 )
 
 var catalog = map[Code]int{
@@ -73,6 +74,7 @@ var catalog = map[Code]int{
 	ErrCanceled:        ExitCanceled,
 	ErrIO:              ExitFatal,
 	ErrInternal:        ExitFatal,
+	ErrNetProxy:        ExitFatal,
 }
 
 // Exit returns the process exit status for c; an unknown code is fatal (128).

@@ -82,6 +82,10 @@ type Record struct {
 	Config string `json:"config"`
 	// Network is the network setting: "on", "off" or a host list.
 	Network string `json:"network"`
+	// NetworkDenied lists the hosts the host-list proxy refused over all
+	// attempts, "host (N)" each with N the count, sorted; the full log is
+	// network.jsonl in the runtime dir.
+	NetworkDenied []string `json:"network_denied,omitempty"`
 	// Backend is the sandbox backend: "bwrap", "landlock" or "none".
 	Backend string `json:"backend"`
 	// Landed is the commit the run was landed as, or "".

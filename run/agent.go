@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,19 +41,9 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 		work: j.lay.Worktree, gitFile: j.lay.GitFile, gitDir: j.lay.Scratch,
 		home: j.lay.Home, cache: j.lay.AgentCache, objectDirs: j.repo.ObjectDirs(),
 		extra: append(append(pathBinds, cmdBinds...), mounts...),
-		files: []string{j.lay.Decisions}, env: env, network: j.network(),
+		files: []string{j.lay.Decisions}, env: env, network: sandboxNetwork(j.tool.Network),
 	}
 	return v, argv, warnings, nil
-}
-
-// network returns "on" or "off" for the sandbox. A host list is enforced
-// by the sandbox issue's proxy; until then it runs with the network off,
-// which is never wider than asked.
-func (j *job) network() string {
-	if j.tool.Network == nil || j.tool.Network.Mode == "on" {
-		return "on"
-	}
-	return "off"
 }
 
 // attempt runs the agent once in its sandbox and returns its exit status.
@@ -66,6 +57,13 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 		fmt.Fprintln(j.opts.Stderr, "git-agent: warning: "+w)
 	}
 	v.env = setEnv(v.env, fmt.Sprintf("GIT_AGENT_ATTEMPT=%d", n))
+	np, err := startProxy(ctx, j.lay.Runtime, hostList(j.tool.Network))
+	if err != nil {
+		return 0, err
+	}
+	if np != nil {
+		v.proxy = np.sock
+	}
 	p := v.policy(j.opts.Self, j.lay.Worktree, argv)
 	j.rec.Argv = argv
 	j.rec.Attempts = n
@@ -79,6 +77,10 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 	stdout := io.MultiWriter(j.opts.Stdout, j.output)
 	stderr := io.MultiWriter(j.opts.Stderr, j.output)
 	code, err := sandbox.Run(ctx, p, nil, stdout, stderr)
+	if line := np.stop(); line != "" {
+		j.hostDecision(fmt.Sprintf("attempt %d %s", n, line), "log: "+filepath.Join(j.lay.Runtime, NetworkLogName), n)
+		j.rec.NetworkDenied = mergeCounts(j.rec.NetworkDenied, np.denied())
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,7 +27,10 @@ type ExecOptions struct {
 // Exec runs opts.Argv under the run policy in the current directory, which
 // is bound read-write; when it lies in a git repository, that repository's
 // git directories are bound read-only over it so the command cannot change
-// refs, config or hooks. HOME is a fresh directory removed afterwards. It
+// refs, config or hooks. HOME is a fresh directory removed afterwards.
+// opts.Network is "on" (default), "off" or a comma-separated host list
+// (served by a proxy whose socket lives in a private temporary directory;
+// its one-line summary goes to stderr at the end). It
 // returns the command's exit status; err is a sandbox failure (exit 128).
 func Exec(ctx context.Context, opts ExecOptions) (int, error) {
 	cwd, err := os.Getwd()
@@ -49,8 +53,20 @@ func Exec(ctx context.Context, opts ExecOptions) (int, error) {
 	pathBinds, _ := sandbox.PathBinds(os.Getenv("PATH"), userHome)
 	v := view{work: cwd, home: home, cache: cache, extra: pathBinds,
 		env: agentEnv(config.Tool{}, os.Environ()), network: "on"}
-	if opts.Network == "off" {
-		v.network = "off"
+	if opts.Network != "" && opts.Network != "on" {
+		n, ok := parseNetwork(opts.Network)
+		if !ok {
+			return 0, errfmt.New(errfmt.ErrUsage, "bad --network value: "+opts.Network, "parsing flags", "use --network on, off, or a comma-separated host list")
+		}
+		v.network = sandboxNetwork(&n)
+		np, err := execProxy(ctx, hostList(&n))
+		if err != nil {
+			return 0, err
+		}
+		if np != nil {
+			v.proxy = np.sock
+			defer func() { fmt.Fprintln(opts.Stderr, "git-agent: "+np.stop()) }()
+		}
 	}
 	if repo, err := gitx.Discover(ctx, cwd); err == nil {
 		for _, d := range []string{repo.CommonDir, repo.GitDir} {

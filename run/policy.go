@@ -34,6 +34,9 @@ type view struct {
 	env []string
 	// network is "on" or "off".
 	network string
+	// proxy, when set, is the host-side proxy socket for a host list
+	// (network is then "off").
+	proxy string
 }
 
 // policy turns v into a sandbox policy running argv in dir. Bind order:
@@ -65,8 +68,11 @@ func (v view) policy(self, dir string, argv []string) sandbox.Policy {
 	}
 	env := setEnv(v.env, "HOME="+v.home, "PWD="+dir)
 	env = setEnv(env, toolchainEnv(v.cache, modDL, v.network == "on")...)
+	if v.proxy != "" {
+		env = setEnv(env, sandbox.ProxyEnv()...)
+	}
 	env = sandbox.PrependPath(env)
-	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Argv: argv, Self: self}
+	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Proxy: v.proxy, Argv: argv, Self: self}
 }
 
 // setEnv returns env with each KEY=VALUE of kvs replacing any earlier

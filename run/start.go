@@ -101,6 +101,9 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 		}
 		tool.Network = &n
 	}
+	if err := checkHosts(tool.Network); err != nil {
+		return nil, err
+	}
 	if err := sandbox.Probe(ctx); err != nil {
 		return nil, err
 	}

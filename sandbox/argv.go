@@ -14,15 +14,18 @@ import (
 //     --unshare-uts --unshare-cgroup-try, --unshare-net when Network is
 //     "off", --cap-drop ALL --disable-userns --die-with-parent --new-session;
 //  2. the mounts, p.System then p.Binds, in slice order, then Self bound
-//     read-only at SelfPath (last, so no bind can cover it);
+//     read-only at SelfPath (last, so no bind can cover it), and p.Proxy
+//     read-only at ProxySocket when set;
 //  3. --chdir p.Dir when set;
-//  4. "--", SelfPath, InitCommand, "--", p.Argv...
+//  4. "--", SelfPath, InitCommand, ["--net-bridge" when p.Proxy is set,]
+//     "--", p.Argv...
 //
 // The environment is not in the list: Run passes p.Env as bwrap's own
 // environment so no secret ever appears in argv (invariant 7). Run adds
 // --json-status-fd in front.
 //
-// It returns an error when Network is neither "off" nor "on", Argv is
+// It returns an error when Network is neither "off" nor "on", Proxy is set
+// with Network "on", Argv is
 // empty, System is empty (call SystemBinds), Self or a path is not absolute
 // and clean, or a mode is unknown.
 func BwrapArgs(p Policy) ([]string, error) {
@@ -43,6 +46,9 @@ func BwrapArgs(p Policy) ([]string, error) {
 	case "off":
 		a = append(a, "--unshare-net")
 	case "on":
+		if p.Proxy != "" {
+			return nil, fmt.Errorf("sandbox: a proxy needs network \"off\" (its own namespace)")
+		}
 	default:
 		return nil, fmt.Errorf("sandbox: network %q: want \"off\" or \"on\"", p.Network)
 	}
@@ -57,13 +63,21 @@ func BwrapArgs(p Policy) ([]string, error) {
 		}
 	}
 	a = append(a, "--ro-bind", p.Self, SelfPath)
+	init := []string{"--", SelfPath, InitCommand}
+	if p.Proxy != "" {
+		if err := checkPath("proxy socket", p.Proxy); err != nil {
+			return nil, err
+		}
+		a = append(a, "--ro-bind", p.Proxy, ProxySocket)
+		init = append(init, bridgeFlag)
+	}
 	if p.Dir != "" {
 		if err := checkPath("dir", p.Dir); err != nil {
 			return nil, err
 		}
 		a = append(a, "--chdir", p.Dir)
 	}
-	a = append(a, "--", SelfPath, InitCommand, "--")
+	a = append(append(a, init...), "--")
 	return append(a, p.Argv...), nil
 }
 

@@ -72,6 +72,37 @@ func TestBwrapArgsGolden(t *testing.T) {
 	}
 }
 
+// TestBwrapArgsProxy: a host list's policy has its own network namespace,
+// binds the proxy socket read-only after git-agent itself and asks the
+// init shim for the bridge.
+func TestBwrapArgsProxy(t *testing.T) {
+	p := Policy{
+		System:  []Bind{{Src: "/usr", Dst: "/usr", Mode: RO}},
+		Network: "off", Proxy: "/repo/.git/agent/runs/x/proxy.sock", Argv: []string{"sh"}, Self: "/bin/git-agent",
+	}
+	got, err := BwrapArgs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net" +
+		" --cap-drop ALL --disable-userns --die-with-parent --new-session --ro-bind /usr /usr" +
+		" --ro-bind /bin/git-agent /run/git-agent/bin/git-agent" +
+		" --ro-bind /repo/.git/agent/runs/x/proxy.sock /run/git-agent/proxy.sock" +
+		" -- /run/git-agent/bin/git-agent __sandbox-init --net-bridge -- sh"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("BwrapArgs:\n got %s\nwant %s", g, want)
+	}
+}
+
+func TestProxyEnv(t *testing.T) {
+	got := strings.Join(ProxyEnv(), " ")
+	want := "HTTP_PROXY=http://127.0.0.1:3128 http_proxy=http://127.0.0.1:3128 HTTPS_PROXY=http://127.0.0.1:3128" +
+		" https_proxy=http://127.0.0.1:3128 ALL_PROXY=http://127.0.0.1:3128 all_proxy=http://127.0.0.1:3128 NO_PROXY= no_proxy="
+	if got != want {
+		t.Errorf("ProxyEnv() = %s\nwant %s", got, want)
+	}
+}
+
 func TestBwrapArgsErrors(t *testing.T) {
 	ok := Policy{
 		System:  []Bind{{Src: "/usr", Dst: "/usr", Mode: RO}},
@@ -88,6 +119,8 @@ func TestBwrapArgsErrors(t *testing.T) {
 		{"no system view", func(p *Policy) { p.System = nil }},
 		{"bad network", func(p *Policy) { p.Network = "example.com" }},
 		{"empty network", func(p *Policy) { p.Network = "" }},
+		{"proxy with network on", func(p *Policy) { p.Network, p.Proxy = "on", "/run/x/proxy.sock" }},
+		{"relative proxy", func(p *Policy) { p.Proxy = "proxy.sock" }},
 		{"relative self", func(p *Policy) { p.Self = "git-agent" }},
 		{"relative dir", func(p *Policy) { p.Dir = "work" }},
 		{"relative src", func(p *Policy) { p.Binds = []Bind{{Src: "x", Dst: "/x", Mode: RO}} }},

@@ -32,8 +32,11 @@ const (
 )
 
 // Init is the in-sandbox init shim, run by bwrap as
-// "git-agent __sandbox-init -- argv...": args is what follows InitCommand
-// (os.Args[2:]), with or without the leading "--".
+// "git-agent __sandbox-init [--net-bridge] -- argv...": args is what
+// follows InitCommand (os.Args[2:]), with or without the leading "--".
+// With --net-bridge (Policy.Proxy set), after the self-test it starts the
+// network bridge (startBridge) before the command; failing that, it
+// reports "fail" and returns InitExitRefused.
 //
 // It reads /proc/self/status and refuses to start anything unless CapEff,
 // CapPrm and CapBnd are all zero (DESIGN.md invariant 1): it prints the
@@ -43,6 +46,10 @@ const (
 // environment). It only returns when that fails, with InitExitNotFound or
 // InitExitNoExec after writing "exec <reason>".
 func Init(args []string) int {
+	bridge := len(args) > 0 && args[0] == bridgeFlag
+	if bridge {
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -63,6 +70,20 @@ func Init(args []string) int {
 		say("fail", err.Error())
 		return InitExitRefused
 	}
+	if report != nil {
+		syscall.CloseOnExec(ReportFD) // neither the bridge nor the command holds it
+	}
+	if bridge {
+		self, err := os.Executable()
+		if err == nil {
+			err = startBridge(self)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "git-agent: "+err.Error())
+			say("fail", err.Error())
+			return InitExitRefused
+		}
+	}
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		msg := fmt.Sprintf("%s: not found on PATH inside the sandbox (PATH=%s)", args[0], os.Getenv("PATH"))
@@ -71,9 +92,6 @@ func Init(args []string) int {
 		return InitExitNotFound
 	}
 	say("ok", "")
-	if report != nil {
-		syscall.CloseOnExec(ReportFD)
-	}
 	err = syscall.Exec(path, args, os.Environ())
 	msg := fmt.Sprintf("%s: %v", path, err)
 	fmt.Fprintln(os.Stderr, "git-agent: cannot run "+msg)

@@ -102,6 +102,11 @@ type Policy struct {
 	// Network is "off" (own network namespace, loopback only) or "on"
 	// (share the host's network, including its loopback services).
 	Network string
+	// Proxy, when set, is the host path of git-agent's filtering proxy
+	// socket (netproxy) for a host list; Network must be "off". It is bound
+	// read-only at ProxySocket and bridged to 127.0.0.1:ProxyPort inside;
+	// the caller adds ProxyEnv() to Env.
+	Proxy string
 	// Argv is the command to run inside; Argv[0] is looked up on Env's PATH
 	// inside the sandbox by the init shim.
 	Argv []string

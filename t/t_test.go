@@ -8,6 +8,9 @@
 //	lastrun VAR           set $VAR to the newest run's id
 //	snap NAME DIR...      record a digest of DIR's files (and .git's index, HEAD and config) as NAME
 //	same NAME DIR...      fail unless DIR's digest still equals NAME's
+//	httpserve VAR         start a host HTTP server on 127.0.0.1 answering
+//	                      "host-secret <Host>" (a host loopback service);
+//	                      set $VAR to its port
 package t
 
 import (
@@ -15,6 +18,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +62,7 @@ func TestScenarios(t *testing.T) {
 		Dir:                 ".",
 		RequireExplicitExec: true,
 		Setup:               setup,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"lastrun": lastrun, "snap": snap, "same": same},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"lastrun": lastrun, "snap": snap, "same": same, "httpserve": httpserve},
 	})
 }
 
@@ -173,4 +178,20 @@ func same(ts *testscript.TestScript, neg bool, args []string) {
 	if eq == neg {
 		ts.Fatalf("digest of %v changed=%v since snap %s", args[1:], !eq, args[0])
 	}
+}
+
+func httpserve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: httpserve VAR")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("httpserve: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "host-secret %s\n", r.Host)
+	})}
+	go srv.Serve(l)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv(args[0], fmt.Sprint(l.Addr().(*net.TCPAddr).Port))
 }

@@ -46,7 +46,7 @@ func commands() map[string]command {
 		"land":    {"merge a verified run into the branch it started from", "land <run> [--into <branch>] [--force]", cmdLand},
 		"rm":      {"remove a run's worktree (the record stays unless --purge)", "rm <run> [--purge]", cmdRm},
 		"decide":  {"(inside the sandbox) append a decision", "decide <decision> --why <rationale> [--tool NAME]", cmdDecide},
-		"exec":    {"any command under the run policy, in the cwd", "exec [--network on|off] -- <cmd> [<args>...]", cmdExec},
+		"exec":    {"any command under the run policy, in the cwd", "exec [--network on|off|<host,...>] -- <cmd> [<args>...]", cmdExec},
 		"trust":   {"accept this repository's widening config", "trust", cmdTrust},
 		"doctor":  {"what works here, and the exact fix for what does not", "doctor", cmdDoctor},
 		"version": {"print git-agent's version", "version", cmdVersion},
@@ -59,6 +59,9 @@ var version = "dev"
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitCommand {
 		os.Exit(sandbox.Init(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.BridgeCommand {
+		os.Exit(sandbox.Bridge())
 	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
