@@ -36,6 +36,9 @@ type e2e struct {
 	tool   string
 	env    []string // extra host variables; {url} is the fake API's URL
 	script string
+	// files are written under the user's HOME before the run (the agent's
+	// own state, which git-agent copies in); {url} is replaced too.
+	files map[string]string
 }
 
 // run makes a fresh repository with a check, runs "git agent run -m" with
@@ -79,6 +82,10 @@ func (c e2e) run(t *testing.T) (repo, out string, err error, log []fakeapi.Entry
 	}
 	os.MkdirAll(filepath.Join(repo, ".git-agent"), 0o755)
 	os.MkdirAll(home, 0o755)
+	for p, content := range c.files {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, p)), 0o755)
+		os.WriteFile(filepath.Join(home, p), []byte(strings.ReplaceAll(content, "{url}", srv.URL)), 0o644)
+	}
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, ".git-agent", "config.toml"),
 		[]byte("[[checks]]\nname = \"greeting\"\ncommand = \"grep -qx 'hello from the agent' hello.txt\"\n"), 0o644)
@@ -136,6 +143,14 @@ const script = "write hello.txt hello from the agent\\n\nbash git add hello.txt 
 
 func TestE2EClaude(t *testing.T) {
 	e2e{tool: "claude", script: script, env: []string{"ANTHROPIC_BASE_URL={url}", "ANTHROPIC_API_KEY=fake"}}.check(t)
+}
+
+// TestE2ECodex also proves that the user's ~/.codex/config.toml reaches
+// the run: the fake API is configured there, as a model provider.
+func TestE2ECodex(t *testing.T) {
+	e2e{tool: "codex", script: script, env: []string{"OPENAI_API_KEY=fake"}, files: map[string]string{
+		".codex/config.toml": "model_provider = \"fake\"\nmodel = \"gpt-fake\"\n[model_providers.fake]\nname = \"fake\"\n" +
+			"base_url = \"{url}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n"}}.check(t)
 }
 
 // lastLine returns the run id: the line of out that is only [0-9a-z].
