@@ -32,6 +32,7 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 	mounts, w := mountBinds(j.tool, j.lay.Worktree)
 	warnings = append(warnings, w...)
 	env := agentEnv(j.tool, os.Environ())
+	env = setEnv(env, j.stateEnv()...)
 	env = setEnv(env, "GIT_AGENT_RUN="+j.rec.ID, "GIT_AGENT_DECISIONS="+j.lay.Decisions,
 		"GIT_AGENT_WORKTREE="+j.lay.Worktree)
 	if j.opts.Message != "" {
@@ -49,6 +50,11 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 // attempt runs the agent once in its sandbox and returns its exit status.
 // err is a sandbox failure (the agent did not run as asked).
 func (j *job) attempt(ctx context.Context, n int) (int, error) {
+	if n == 1 {
+		if err := j.seedState(); err != nil {
+			return 0, err
+		}
+	}
 	v, argv, warnings, err := j.agentView()
 	if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/git-agent/git-agent/agents"
 	"github.com/git-agent/git-agent/config"
 	"github.com/git-agent/git-agent/errfmt"
 	"github.com/git-agent/git-agent/gitx"
@@ -32,12 +33,16 @@ func ProjectConfig(ctx context.Context, repo *gitx.Repo, rev string) (string, []
 // TrustKey names the repository in the trust store: its common dir.
 func TrustKey(repo *gitx.Repo) string { return repo.CommonDir }
 
-// LoadConfig returns the effective config for a run on base: the user's
-// config, the project's config read from the base commit (refused with
+// LoadConfig returns the effective config for a run on base: git-agent's
+// built-in tool profiles (agents.Builtin), the user's config, the project's config read from the base commit (refused with
 // ERR_CONFIG_UNTRUSTED when it widens the policy without "git agent
 // trust"), then the --config file. Errors are ERR_CONFIG with file:line.
 func LoadConfig(ctx context.Context, repo *gitx.Repo, base, configFile string) (*config.Config, error) {
-	var layers []*config.File
+	builtin, err := agents.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	layers := []*config.File{builtin}
 	if p := config.UserConfigPath(); p != "" {
 		if data, err := os.ReadFile(p); err == nil {
 			f, err := config.Parse(p, data)

@@ -107,9 +107,9 @@ func covered(binds []Bind, p string) bool {
 //   - hostPath's directory, by PathBinds' rule (HOME/<top>, or the directory
 //     itself under HOME/.local, .config, .cache and outside HOME);
 //   - the real target (symlinks resolved) when not covered by that: for an
-//     npm-installed tool (a path through node_modules) the package
-//     directory (node_modules/<pkg> or node_modules/@scope/<pkg>, with its
-//     own dependencies), else the file itself;
+//     npm-installed tool (a path through node_modules) that node_modules
+//     directory (the package with its hoisted dependencies), else the file
+//     itself;
 //   - for a script whose "#!" line names an interpreter (directly or
 //     through /usr/bin/env) that resolves into a hidden directory, that
 //     interpreter's installation: the parent of its bin directory, else
@@ -186,26 +186,17 @@ func executable(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// npmPackage returns the package directory of a file inside node_modules:
-// the directory below the first node_modules component (two below for an
-// @scope) when it holds package.json, else that node_modules directory
-// (pnpm's layout keeps dependencies beside the package). "" when p is not
-// inside node_modules.
+// npmPackage returns the node_modules directory holding the package of a
+// file inside node_modules (the first node_modules component): npm hoists a
+// package's dependencies beside it, among them the platform binaries of
+// optional dependencies (@openai/codex-linux-x64), and pnpm keeps them there
+// too. "" when p is not inside node_modules.
 func npmPackage(p string) string {
 	parts := strings.Split(p, "/")
 	for i, c := range parts {
-		if c != "node_modules" || i+1 >= len(parts)-1 {
-			continue
+		if c == "node_modules" && i+1 < len(parts)-1 {
+			return strings.Join(parts[:i+1], "/")
 		}
-		n := i + 2
-		if strings.HasPrefix(parts[i+1], "@") && i+2 < len(parts)-1 {
-			n = i + 3
-		}
-		pkg := strings.Join(parts[:n], "/")
-		if _, err := os.Stat(pkg + "/package.json"); err == nil {
-			return pkg
-		}
-		return strings.Join(parts[:i+1], "/")
 	}
 	return ""
 }

@@ -110,7 +110,7 @@ func TestResolveCommand(t *testing.T) {
 		wantBinds []Bind
 	}{
 		{"npm package and its interpreter", "agent", filepath.Join(bin, "agent"),
-			[]Bind{ro(filepath.Join(home, ".npm-global")), ro(pkg), ro(nodeRoot)}},
+			[]Bind{ro(filepath.Join(home, ".npm-global")), ro(filepath.Join(nodeRoot, "lib/node_modules")), ro(nodeRoot)}},
 		{"script under .local", "plain", filepath.Join(home, ".local/bin/plain"),
 			[]Bind{ro(filepath.Join(home, ".local/bin"))}},
 		{"system command", "sh", "/usr/bin/sh", nil},

@@ -1,0 +1,6 @@
+package agents
+
+import "syscall"
+
+// noFollow makes open fail on a symlink.
+const noFollow = syscall.O_NOFOLLOW

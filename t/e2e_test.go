@@ -1,0 +1,171 @@
+package t
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-agent/git-agent/t/fakeapi"
+)
+
+// agentsDir returns the bin directory of the agent CLIs installed by
+// t/agents/install.sh into $GIT_AGENT_E2E_AGENTS, or skips the test (fails
+// it when CI=true) when bin is not installed there.
+func agentsDir(t *testing.T, bin string) string {
+	t.Helper()
+	dir := os.Getenv("GIT_AGENT_E2E_AGENTS")
+	p := filepath.Join(dir, "node_modules", ".bin", bin)
+	if _, err := os.Stat(p); dir == "" || err != nil {
+		msg := bin + " is not installed: run t/agents/install.sh <dir> and set GIT_AGENT_E2E_AGENTS=<dir>"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " (CI must run the agent e2e tests)")
+		}
+		t.Skip(msg)
+	}
+	return filepath.Dir(p)
+}
+
+// e2e is one end-to-end run of a real agent CLI against the fake model API.
+type e2e struct {
+	tool   string
+	env    []string // extra host variables; {url} is the fake API's URL
+	script string
+	// files are written under the user's HOME before the run (the agent's
+	// own state, which git-agent copies in); {url} is replaced too.
+	files map[string]string
+}
+
+// run makes a fresh repository with a check, runs "git agent run -m" with
+// the tool against a fake API serving the script, and returns the repo,
+// git-agent's combined output, its error, and the fake API's request log.
+func (c e2e) run(t *testing.T) (repo, out string, err error, log []fakeapi.Entry) {
+	t.Helper()
+	bin := agentsDir(t, c.tool)
+	work := t.TempDir()
+	home := filepath.Join(work, "home")
+	repo = filepath.Join(work, "repo")
+	steps, perr := fakeapi.ParseScript(c.script)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	logFile, lerr := fakeapi.LogFile(filepath.Join(work, "fakeapi.jsonl"))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	defer logFile.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, serr := fakeapi.Start(ctx, steps, logFile)
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	env := []string{"HOME=" + home, "PATH=" + binDir + ":" + bin + ":" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "GIT_CONFIG_NOSYSTEM=1", "LANG=C.UTF-8",
+		"GIT_AUTHOR_NAME=Test User", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test User", "GIT_COMMITTER_EMAIL=test@example.com"}
+	for _, e := range c.env {
+		env = append(env, strings.ReplaceAll(e, "{url}", srv.URL))
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = repo, env
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	os.MkdirAll(filepath.Join(repo, ".git-agent"), 0o755)
+	os.MkdirAll(home, 0o755)
+	for p, content := range c.files {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, p)), 0o755)
+		os.WriteFile(filepath.Join(home, p), []byte(strings.ReplaceAll(content, "{url}", srv.URL)), 0o644)
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".git-agent", "config.toml"),
+		[]byte("[[checks]]\nname = \"greeting\"\ncommand = \"grep -qx 'hello from the agent' hello.txt\"\n"), 0o644)
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "init")
+	cmd := exec.Command(filepath.Join(binDir, "git-agent"), "run", "-m", "write hello.txt and commit it", c.tool)
+	cmd.Dir, cmd.Env, cmd.Stdin = repo, env, nil
+	b, err := cmd.CombinedOutput()
+	srv.Close()
+	data, _ := os.ReadFile(filepath.Join(work, "fakeapi.jsonl"))
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e fakeapi.Entry
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			log = append(log, e)
+		}
+	}
+	return repo, string(b), err, log
+}
+
+// check asserts that the run passed, the branch holds the agent's own
+// commit, and the fake API saw the script through to its end.
+func (c e2e) check(t *testing.T) {
+	repo, out, err, log := c.run(t)
+	for _, e := range log {
+		t.Logf("fakeapi: %s %s step %d: %s", e.Path, e.Model, e.Step, e.Reply)
+	}
+	if err != nil {
+		t.Fatalf("git agent run %s: %v\n%s", c.tool, err, tail(out, 4000))
+	}
+	if !strings.Contains(out, "check greeting: passed") {
+		t.Fatalf("check did not pass:\n%s", tail(out, 4000))
+	}
+	cmd := exec.Command("git", "log", "--format=%s", "agent/"+lastLine(out))
+	cmd.Dir = repo
+	b, _ := cmd.Output()
+	if !strings.Contains(string(b), "\nagent: say hello\n") {
+		t.Errorf("branch lacks the agent's commit:\n%s", b)
+	}
+	steps := 0
+	for _, e := range log {
+		if e.Step > steps {
+			steps = e.Step
+		}
+	}
+	if steps < 2 {
+		t.Errorf("the fake API saw %d tool results, want 2 (write, commit)", steps)
+	}
+}
+
+// script writes the greeting, commits it, and ends.
+const script = "write hello.txt hello from the agent\\n\nbash git add hello.txt && git commit -qm 'agent: say hello'\nsay done\n"
+
+func TestE2EClaude(t *testing.T) {
+	e2e{tool: "claude", script: script, env: []string{"ANTHROPIC_BASE_URL={url}", "ANTHROPIC_API_KEY=fake"}}.check(t)
+}
+
+// TestE2ECodex also proves that the user's ~/.codex/config.toml reaches
+// the run: the fake API is configured there, as a model provider.
+func TestE2ECodex(t *testing.T) {
+	e2e{tool: "codex", script: script, env: []string{"OPENAI_API_KEY=fake"}, files: map[string]string{
+		".codex/config.toml": "model_provider = \"fake\"\nmodel = \"gpt-fake\"\n[model_providers.fake]\nname = \"fake\"\n" +
+			"base_url = \"{url}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n"}}.check(t)
+}
+
+// lastLine returns the run id: the line of out that is only [0-9a-z].
+func lastLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) >= 8 && len(l) <= 16 && strings.Trim(l, "0123456789abcdefghijklmnopqrstuvwxyz") == "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
