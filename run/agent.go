@@ -42,6 +42,7 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 		extra: append(append(pathBinds, cmdBinds...), mounts...),
 		files: []string{j.lay.Decisions}, env: env, network: j.network(),
 	}
+	v, argv = j.withRepair(v, argv)
 	return v, argv, warnings, nil
 }
 
