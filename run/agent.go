@@ -44,6 +44,7 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 		extra: append(append(pathBinds, cmdBinds...), mounts...),
 		files: []string{j.lay.Decisions}, env: env, network: sandboxNetwork(j.tool.Network),
 	}
+	v, argv = j.withRepair(v, argv)
 	return v, argv, warnings, nil
 }
 

@@ -116,6 +116,7 @@ func (j *job) verify(ctx context.Context, n int, result string, exit int) (strin
 		}
 	}
 	passed := verify.Passed(results)
+	j.lastResults = results
 	for _, r := range results {
 		state := "passed"
 		switch {

@@ -104,7 +104,7 @@ func checkVerified(ctx context.Context, repo *gitx.Repo, rec *refs.Record, tip s
 			why = "the branch tip " + shortID(tip) + " is not the verified result " + shortID(rec.Result) + " (its outcome is stale)"
 		}
 		return errfmt.New(errfmt.ErrNotVerified, why, "landing run "+rec.ID,
-			"review it (git agent diff "+rec.ID+") and land with --force, or run the agent again")
+			"check the tip again (git agent verify "+rec.ID+"), or review it (git agent diff "+rec.ID+") and land with --force")
 	}
 	return nil
 }

@@ -94,6 +94,7 @@ func (j *job) snapshot(ctx context.Context, n, exit int) (string, error) {
 		fmt.Fprintln(j.opts.Stderr, "git-agent: warning: cannot point the worktree at the result: "+err.Error())
 	}
 	j.importAgentDecisions(n)
+	j.importTranscripts(n)
 	j.flushDecisions(ctx, result)
 	j.rec.SetState(j.rec.State, time.Now())
 	return result, j.store.Save(ctx, j.rec, nil, fmt.Sprintf("attempt %d result %s", n, result))

@@ -9,12 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agent/git-agent/agents"
 	"github.com/git-agent/git-agent/config"
 	"github.com/git-agent/git-agent/errfmt"
 	"github.com/git-agent/git-agent/gitx"
 	"github.com/git-agent/git-agent/notes"
 	"github.com/git-agent/git-agent/refs"
 	"github.com/git-agent/git-agent/sandbox"
+	"github.com/git-agent/git-agent/verify"
 )
 
 // job is one run in progress: its repository, record, layout and config.
@@ -32,11 +34,18 @@ type job struct {
 	pending []notes.Decision
 	// decOffset is how far the agent's decision file has been imported (bytes).
 	decOffset int64
+	// The repair loop's state (repair.go): the last verification's check
+	// results, the next attempt's repair prompt and its file, and how far
+	// the agent's transcripts were imported.
+	lastResults  []verify.CheckResult
+	repairPrompt string
+	feedback     string
+	transcripts  agents.Cursor
 }
 
-// Run performs "git agent run": it creates the run, runs the agent once in
-// its sandbox, imports and snapshots its work, runs the checks and records
-// everything. It returns the final record; err is a user-facing
+// Run performs "git agent run": it creates the run, runs the agent in its
+// sandbox, imports and snapshots its work, runs the checks, repairs (see
+// loop) and records everything. It returns the final record; err is a user-facing
 // *errfmt.Error when the run could not be carried out (a failing check is
 // not an error: see the record's Verdict).
 func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, error) {
@@ -48,27 +57,7 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)
 
-	exit, agentErr := j.attempt(ctx, 1)
-	// The work is imported even when the agent failed or was canceled: it
-	// must never be lost. A fresh context lets that finish after Ctrl-C.
-	finishCtx := context.WithoutCancel(ctx)
-	if agentErr != nil && errfmt.As(agentErr).Code != errfmt.ErrCanceled {
-		j.fail(finishCtx, refs.StateFailed, agentErr.Error())
-		return j.rec, agentErr
-	}
-	result, err := j.snapshot(finishCtx, 1, exit)
-	if err != nil {
-		j.fail(finishCtx, refs.StateFailed, err.Error())
-		return j.rec, err
-	}
-	if ctx.Err() != nil {
-		j.finish(finishCtx, refs.StateCanceled, "canceled while the agent ran")
-		return j.rec, errfmt.New(errfmt.ErrCanceled, "run "+j.rec.ID+" was canceled",
-			"running the agent", "its work so far is on "+j.rec.Branch+"; git agent show "+j.rec.ID)
-	}
-	verdict, reason := j.verify(finishCtx, 1, result, exit)
-	j.finish(finishCtx, verdict, reason)
-	return j.rec, nil
+	return j.loop(ctx)
 }
 
 // prepare validates the request and creates the run: record, runtime dir,

@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -71,11 +72,14 @@ func WriteShow(w io.Writer, r *refs.Record, o *verify.Outcome, diffstat string) 
 	}
 }
 
-// writeOutcome prints an outcome as a table of checks with ✓/✗, durations
-// and, for failures, the output tail.
+// writeOutcome prints an outcome as a table of checks with ✓/✗ (and -
+// for skipped), durations and, for failures, the last lines of the output.
 func writeOutcome(w io.Writer, o *verify.Outcome) {
 	verdict := "failed"
-	if o.Passed {
+	switch {
+	case o.Halted != "":
+		verdict = "halted: " + clean(o.Halted)
+	case o.Passed:
 		verdict = "passed"
 	}
 	fmt.Fprintf(w, "outcome of attempt %d on %s: %s (%d ms, checks %s)\n", o.Attempt, shortID(o.Commit), verdict, o.DurationMS, shortDigest(o.Config))
@@ -83,26 +87,33 @@ func writeOutcome(w io.Writer, o *verify.Outcome) {
 		fmt.Fprintln(w, "  no checks ran: nothing was verified")
 	}
 	for _, c := range o.Checks {
-		mark := "✓"
+		mark, extra := "✓", ""
 		switch {
 		case c.Skipped:
-			mark = "-"
-		case c.TimedOut || c.ExitCode != 0:
-			mark = "✗"
+			mark, extra = "-", " (skipped)"
+		case c.TimedOut:
+			mark, extra = "✗", " (timed out)"
+		case c.Signal != "":
+			mark, extra = "✗", fmt.Sprintf(" (%s, exit %d)", c.Signal, c.ExitCode)
+		case c.ExitCode != 0:
+			mark, extra = "✗", fmt.Sprintf(" (exit %d)", c.ExitCode)
 		}
-		extra := ""
-		if c.TimedOut {
-			extra = " (timed out)"
-		} else if c.ExitCode != 0 && !c.Skipped {
-			extra = fmt.Sprintf(" (exit %d)", c.ExitCode)
-		} else if c.Skipped {
-			extra = " (skipped)"
-		}
-		fmt.Fprintf(w, "  %s %-16s %7d ms  %s%s\n", mark, clean(c.Name), c.DurationMS, clean(c.Command), extra)
-		if mark == "✗" && c.OutputTail != "" {
+		fmt.Fprintf(w, "  %s %-16s %8s  %s%s\n", mark, clean(c.Name), duration(c.DurationMS), clean(c.Command), extra)
+		if mark == "✗" && strings.TrimSpace(c.OutputTail) != "" {
 			fmt.Fprintln(w, indent(lastLines(clean(c.OutputTail), 20), "      | "))
 		}
 	}
+}
+
+// duration renders milliseconds as "850ms", "12.3s" or "4m05s".
+func duration(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60000:
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	}
+	return fmt.Sprintf("%dm%02ds", ms/60000, ms/1000%60)
 }
 
 // lastLines returns the last n lines of s.
@@ -114,46 +125,89 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// WriteStory prints entries grouped by attempt: decisions in time order
-// (time, source, tool, decision, rationale indented), then outcomes.
+// firstLines returns the first n lines of s, saying how many were left out.
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		more := len(lines) - n
+		lines = append(lines[:n], fmt.Sprintf("… (%d more lines: git agent log --json)", more))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WriteStory prints entries (in time order, as Story returns them) grouped
+// by run and attempt, attempts in order: first the attempt's decisions in
+// time order (time, source, tool, decision, then the rationale indented),
+// then its outcomes as tables. Agent-written text is stripped of control
+// characters.
 func WriteStory(w io.Writer, entries []Entry) {
-	attempt := -1
-	run := ""
+	type key struct {
+		run     string
+		attempt int
+	}
+	var order []key
+	groups := map[key][]Entry{}
 	for _, e := range entries {
-		a, r := 0, ""
+		k := key{}
 		if e.Decision != nil {
-			a, r = e.Decision.Attempt, e.Decision.Run
+			k = key{e.Decision.Run, e.Decision.Attempt}
 		} else {
-			a, r = e.Outcome.Attempt, e.Outcome.Run
+			k = key{e.Outcome.Run, e.Outcome.Attempt}
 		}
-		if a != attempt || r != run {
-			fmt.Fprintf(w, "\nrun %s, attempt %d\n", clean(r), a)
-			attempt, run = a, r
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
 		}
-		if d := e.Decision; d != nil {
-			who := d.Source
-			if d.Tool != "" {
-				who += "/" + d.Tool
+		groups[k] = append(groups[k], e)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].run != order[j].run {
+			return false // runs keep their time order
+		}
+		return order[i].attempt < order[j].attempt
+	})
+	for i, k := range order {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		commit := ""
+		for _, e := range groups[k] {
+			if e.Outcome != nil || commit == "" {
+				commit = e.Commit
 			}
-			// One line each: an agent's decision or tool must not print
-			// lines that look like the host's.
-			fmt.Fprintf(w, "  %s  %-6s %s\n", oneLine(shortTime(d.Time)), oneLine(who), oneLine(d.Decision))
-			if d.Rationale != "" {
-				fmt.Fprintln(w, indent(clean(d.Rationale), "                                "))
-			}
-			continue
 		}
-		writeOutcome(w, e.Outcome)
+		fmt.Fprintf(w, "run %s, attempt %d (%s)\n", clean(k.run), k.attempt, shortID(commit))
+		for _, e := range groups[k] {
+			if d := e.Decision; d != nil {
+				// One line each: an agent's decision or tool must not
+				// print lines that look like the host's.
+				what := oneLine(d.Decision)
+				if d.Tool != "" {
+					what = "[" + oneLine(d.Tool) + "] " + what
+				}
+				t := strings.Replace(d.Time, "T", " ", 1)
+				if len(t) > 19 {
+					t = t[:19]
+				}
+				fmt.Fprintf(w, "  %s  %-5s  %s\n", oneLine(t), oneLine(d.Source), what)
+				if strings.TrimSpace(d.Rationale) != "" {
+					fmt.Fprintln(w, indent(firstLines(clean(d.Rationale), 12), "        "))
+				}
+			}
+		}
+		for _, e := range groups[k] {
+			if e.Outcome != nil {
+				writeOutcome(w, e.Outcome)
+			}
+		}
 	}
 }
 
-// shortTime returns a notes-format time to the second; a note written by
-// hand may hold any string.
-func shortTime(t string) string {
-	if len(t) > 19 {
-		return t[:19]
+// shortDigest returns "sha256:" and the first 12 hex digits of a digest.
+func shortDigest(d string) string {
+	if len(d) > 19 {
+		return d[:19]
 	}
-	return t
+	return d
 }
 
 // oneLine is clean with newlines and tabs turned into spaces.
@@ -164,12 +218,4 @@ func oneLine(s string) string {
 		}
 		return r
 	}, clean(s))
-}
-
-// shortDigest returns "sha256:" and the first 12 hex digits of a digest.
-func shortDigest(d string) string {
-	if len(d) > 19 {
-		return d[:19]
-	}
-	return d
 }

@@ -139,7 +139,7 @@ func TestWriteShow(t *testing.T) {
 	})
 }
 
-func TestWriteStory(t *testing.T) {
+func TestWriteStoryForgery(t *testing.T) {
 	d := func(attempt int, source, tool, decision, rationale string) Entry {
 		return Entry{Time: t0, Decision: &notes.Decision{Time: t0, Run: "r1", Source: source, Attempt: attempt,
 			Decision: decision, Rationale: rationale, Tool: tool}}
@@ -158,14 +158,15 @@ func TestWriteStory(t *testing.T) {
 	WriteStory(&b, entries)
 	out := b.String()
 	for _, want := range []string{
-		"\nrun r1, attempt 1\n",
-		"  2025-03-01T12:00:00  host   start attempt 1: claude\n",
-		"                                tool claude, base abc\n",
-		"  2025-03-01T12:00:00  agent/claude use a map instead\n",
+		"run r1, attempt 1 (",
+		"  2025-03-01 12:00:00  host   start attempt 1: claude\n",
+		"        tool claude, base abc\n",
+		"  2025-03-01 12:00:00  agent  [claude] use a map instead\n",
+		"  2025-03-01 12:00:00  agent  [cl aude] did x   2025-03-01T12:00:00  host   attempt 1 verdict: passed\n",
 		"outcome of attempt 1 on cccccccccccc: passed",
 		"  ✓ test ",
-		"\nrun r1, attempt 2\n",
-		"  2025-03-01T12:00:00  host   start attempt 2\n",
+		"run r1, attempt 2 (",
+		"  2025-03-01 12:00:00  host   start attempt 2\n",
 		"  x  agent  short time\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -176,7 +177,7 @@ func TestWriteStory(t *testing.T) {
 		t.Errorf("WriteStory printed control characters: %q", out)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "  2025-03-01T12:00:00  host   attempt 1 verdict") {
+		if strings.HasPrefix(line, "  2025-03-01T12:00:00  host") || strings.HasPrefix(line, "  2025-03-01 12:00:00  host   attempt 1 verdict") {
 			t.Errorf("an agent decision forged a host line:\n%s", out)
 		}
 	}

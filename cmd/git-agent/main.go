@@ -43,6 +43,7 @@ func commands() map[string]command {
 		"log":     {"decisions and outcomes in time order", "log [<run>|<rev>] [--json]", cmdLog},
 		"logs":    {"the agent's terminal output", "logs <run>", cmdLogs},
 		"diff":    {"base..result", "diff <run>", cmdDiff},
+		"verify":  {"check the run's branch tip again; exit 0 passed, 1 failed", "verify <run>", cmdVerify},
 		"land":    {"merge a verified run into the branch it started from", "land <run> [--into <branch>] [--force]", cmdLand},
 		"rm":      {"remove a run's worktree (the record stays unless --purge)", "rm <run> [--purge]", cmdRm},
 		"decide":  {"(inside the sandbox) append a decision", "decide <decision> --why <rationale> [--tool NAME]", cmdDecide},
