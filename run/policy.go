@@ -34,6 +34,8 @@ type view struct {
 	env []string
 	// network is "on" or "off".
 	network string
+	// backend is the sandbox backend (sandbox.Choose); empty means bwrap.
+	backend string
 }
 
 // policy turns v into a sandbox policy running argv in dir. Bind order:
@@ -66,7 +68,7 @@ func (v view) policy(self, dir string, argv []string) sandbox.Policy {
 	env := setEnv(v.env, "HOME="+v.home, "PWD="+dir)
 	env = setEnv(env, toolchainEnv(v.cache, modDL, v.network == "on")...)
 	env = sandbox.PrependPath(env)
-	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Argv: argv, Self: self}
+	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Argv: argv, Self: self, Backend: v.backend}
 }
 
 // setEnv returns env with each KEY=VALUE of kvs replacing any earlier

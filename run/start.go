@@ -32,6 +32,8 @@ type job struct {
 	pending []notes.Decision
 	// decOffset is how far the agent's decision file has been imported (bytes).
 	decOffset int64
+	// sandbox is the backend chosen for the run.
+	sandbox sandbox.Choice
 }
 
 // Run performs "git agent run": it creates the run, runs the agent once in
@@ -45,6 +47,9 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 		return nil, err
 	}
 	defer j.close()
+	if s := j.sandbox.Summary(); s != "" {
+		fmt.Fprintln(opts.Stderr, "git-agent: "+s)
+	}
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)
 
@@ -101,7 +106,8 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 		}
 		tool.Network = &n
 	}
-	if err := sandbox.Probe(ctx); err != nil {
+	choice, err := chooseBackend(ctx, opts.Sandbox, tool.Sandbox)
+	if err != nil {
 		return nil, err
 	}
 	store := refs.Store{Git: repo.Git()}
@@ -124,12 +130,12 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 	now := time.Now()
 	rec := &refs.Record{ID: id, Tool: toolName, Message: opts.Message, Repo: repo.CommonDir,
 		Base: base, Branch: branch, Worktree: lay.Worktree, RuntimeDir: lay.Runtime,
-		Network: networkString(tool.Network), Backend: "bwrap", Config: cfg.ChecksDigest()}
+		Network: networkString(tool.Network), Backend: choice.Backend, Config: cfg.ChecksDigest()}
 	if opts.Base == "" {
 		rec.BaseRef = headRef
 	}
 	rec.SetState(refs.StateCreated, now)
-	j := &job{repo: repo, store: store, rec: rec, lay: lay, cfg: cfg, tool: tool, opts: opts}
+	j := &job{repo: repo, store: store, rec: rec, lay: lay, cfg: cfg, tool: tool, opts: opts, sandbox: choice}
 	if err := j.create(ctx); err != nil {
 		j.close()
 		return nil, err

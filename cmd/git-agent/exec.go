@@ -17,6 +17,7 @@ func cmdExec(ctx context.Context, e env) (int, error) {
 	fs := flags("exec", e)
 	fs.SetInterspersed(false)
 	network := fs.String("network", "on", "on or off")
+	backend := fs.String("sandbox", "auto", "sandbox backend: auto, bwrap, landlock or none")
 	if err := parse(fs, "exec", e); err != nil {
 		return 0, err
 	}
@@ -30,7 +31,7 @@ func cmdExec(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting git agent exec", "run git-agent from an installed path")
 	}
-	return run.Exec(ctx, run.ExecOptions{Argv: fs.Args(), Network: *network, Self: self, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
+	return run.Exec(ctx, run.ExecOptions{Argv: fs.Args(), Network: *network, Sandbox: *backend, Self: self, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
 }
 
 func cmdDoctor(ctx context.Context, e env) (int, error) {
