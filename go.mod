@@ -10,4 +10,8 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require (
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)

@@ -42,7 +42,7 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 		work: j.lay.Worktree, gitFile: j.lay.GitFile, gitDir: j.lay.Scratch,
 		home: j.lay.Home, cache: j.lay.AgentCache, objectDirs: j.repo.ObjectDirs(),
 		extra: append(append(pathBinds, cmdBinds...), mounts...),
-		files: []string{j.lay.Decisions}, env: env, network: sandboxNetwork(j.tool.Network),
+		files: []string{j.lay.Decisions}, env: env, network: sandboxNetwork(j.tool.Network), backend: j.rec.Backend,
 	}
 	v, argv = j.withRepair(v, argv)
 	return v, argv, warnings, nil

@@ -72,7 +72,7 @@ func (j *job) removeCheckout(c checkout) {
 func (j *job) checkView(c checkout, env []string) view {
 	home, _ := os.UserHomeDir()
 	pathBinds, _ := sandbox.PathBinds(os.Getenv("PATH"), home)
-	return view{work: c.dir, gitFile: c.gitFile, gitDir: c.gitDir, home: c.home,
+	return view{backend: j.rec.Backend, work: c.dir, gitFile: c.gitFile, gitDir: c.gitDir, home: c.home,
 		cache: j.lay.CheckCache, objectDirs: j.repo.ObjectDirs(), extra: pathBinds,
 		env: checkEnv(os.Environ(), env), network: "off"}
 }

@@ -18,6 +18,9 @@ import (
 type ExecOptions struct {
 	Argv    []string
 	Network string
+	// Sandbox is the backend (--sandbox): auto (default), bwrap, landlock
+	// or none.
+	Sandbox string
 	Self    string
 	Stdin   io.Reader
 	Stdout  io.Writer
@@ -37,8 +40,12 @@ func Exec(ctx context.Context, opts ExecOptions) (int, error) {
 	if err != nil {
 		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot read the current directory", "starting git agent exec", "cd into an existing directory")
 	}
-	if err := sandbox.Probe(ctx); err != nil {
+	choice, err := chooseBackend(ctx, opts.Sandbox, "")
+	if err != nil {
 		return 0, err
+	}
+	if s := choice.Summary(); s != "" && opts.Stderr != nil {
+		io.WriteString(opts.Stderr, "git-agent: "+s+"\n")
 	}
 	home, err := os.MkdirTemp("", "git-agent-exec-home-")
 	if err != nil {
@@ -52,7 +59,7 @@ func Exec(ctx context.Context, opts ExecOptions) (int, error) {
 	userHome, _ := os.UserHomeDir()
 	pathBinds, _ := sandbox.PathBinds(os.Getenv("PATH"), userHome)
 	v := view{work: cwd, home: home, cache: cache, extra: pathBinds,
-		env: agentEnv(config.Tool{}, os.Environ()), network: "on"}
+		env: agentEnv(config.Tool{}, os.Environ()), network: "on", backend: choice.Backend}
 	if opts.Network != "" && opts.Network != "on" {
 		n, ok := parseNetwork(opts.Network)
 		if !ok {

@@ -27,6 +27,9 @@ type Options struct {
 	MaxAttempts int
 	// Network overrides the tool's network: "on", "off" or a host list.
 	Network string
+	// Sandbox is --sandbox: auto, bwrap, landlock or none; empty means the
+	// tool's config (default auto).
+	Sandbox string
 	// ConfigFile is --config: a config layer applied after the project's.
 	ConfigFile string
 	// Self is the host path of the git-agent binary (the sandbox's init shim

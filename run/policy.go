@@ -37,6 +37,8 @@ type view struct {
 	// proxy, when set, is the host-side proxy socket for a host list
 	// (network is then "off").
 	proxy string
+	// backend is the sandbox backend (sandbox.Choose); empty means bwrap.
+	backend string
 }
 
 // policy turns v into a sandbox policy running argv in dir. Bind order:
@@ -72,7 +74,7 @@ func (v view) policy(self, dir string, argv []string) sandbox.Policy {
 		env = setEnv(env, sandbox.ProxyEnv()...)
 	}
 	env = sandbox.PrependPath(env)
-	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Proxy: v.proxy, Argv: argv, Self: self}
+	return sandbox.Policy{System: sandbox.SystemBinds(), Binds: binds, Env: env, Dir: dir, Network: v.network, Proxy: v.proxy, Argv: argv, Self: self, Backend: v.backend}
 }
 
 // setEnv returns env with each KEY=VALUE of kvs replacing any earlier

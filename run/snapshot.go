@@ -35,7 +35,7 @@ func (j *job) stagingView() view {
 	v, _, _, err := j.agentView()
 	if err != nil {
 		v = view{work: j.lay.Worktree, gitFile: j.lay.GitFile, gitDir: j.lay.Scratch,
-			home: j.lay.Home, cache: j.lay.AgentCache, objectDirs: j.repo.ObjectDirs()}
+			home: j.lay.Home, cache: j.lay.AgentCache, objectDirs: j.repo.ObjectDirs(), backend: j.rec.Backend}
 	}
 	v.network = "off"
 	v.env = setEnv(v.env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")

@@ -41,6 +41,8 @@ type job struct {
 	repairPrompt string
 	feedback     string
 	transcripts  agents.Cursor
+	// sandbox is the backend chosen for the run.
+	sandbox sandbox.Choice
 }
 
 // Run performs "git agent run": it creates the run, runs the agent in its
@@ -54,6 +56,9 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 		return nil, err
 	}
 	defer j.close()
+	if s := j.sandbox.Summary(); s != "" {
+		fmt.Fprintln(opts.Stderr, "git-agent: "+s)
+	}
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)
 
@@ -93,7 +98,8 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 	if err := checkHosts(tool.Network); err != nil {
 		return nil, err
 	}
-	if err := sandbox.Probe(ctx); err != nil {
+	choice, err := chooseBackend(ctx, opts.Sandbox, tool.Sandbox)
+	if err != nil {
 		return nil, err
 	}
 	store := refs.Store{Git: repo.Git()}
@@ -116,12 +122,12 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 	now := time.Now()
 	rec := &refs.Record{ID: id, Tool: toolName, Message: opts.Message, Repo: repo.CommonDir,
 		Base: base, Branch: branch, Worktree: lay.Worktree, RuntimeDir: lay.Runtime,
-		Network: networkString(tool.Network), Backend: "bwrap", Config: cfg.ChecksDigest()}
+		Network: networkString(tool.Network), Backend: choice.Backend, Config: cfg.ChecksDigest()}
 	if opts.Base == "" {
 		rec.BaseRef = headRef
 	}
 	rec.SetState(refs.StateCreated, now)
-	j := &job{repo: repo, store: store, rec: rec, lay: lay, cfg: cfg, tool: tool, opts: opts}
+	j := &job{repo: repo, store: store, rec: rec, lay: lay, cfg: cfg, tool: tool, opts: opts, sandbox: choice}
 	if err := j.create(ctx); err != nil {
 		j.close()
 		return nil, err

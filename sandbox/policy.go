@@ -113,6 +113,9 @@ type Policy struct {
 	// Self is the host path of the git-agent binary. It is bound read-only
 	// at SelfPath and is the init shim.
 	Self string
+	// Backend is "bwrap" (or empty), "landlock" or "none" (see Choose). It
+	// selects how Run enforces the policy; BwrapArgs ignores it.
+	Backend string
 }
 
 // SystemBinds returns the standard allowlisted view (DESIGN.md invariant 2),

@@ -20,9 +20,13 @@ import (
 // blocks it: Ubuntu's kernel.apparmor_restrict_unprivileged_userns,
 // kernel.unprivileged_userns_clone, user.max_user_namespaces, or a
 // container's seccomp profile). It never falls back to anything. It runs
-// bwrap once, for at most ten seconds.
+// bwrap once, for at most ten seconds. With TestBlockUsernsEnv=1 (tests
+// only) it reports ERR_USERNS_BLOCKED without running anything.
 func Probe(ctx context.Context) error {
 	const where = "probing the bwrap sandbox"
+	if os.Getenv(TestBlockUsernsEnv) == "1" {
+		return usernsError("user namespaces are blocked (simulated by "+TestBlockUsernsEnv+"=1, test only)", where)
+	}
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return missingError(where)

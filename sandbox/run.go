@@ -44,7 +44,12 @@ const statusFD = 3
 // SIGTERM, and after Grace bwrap's process group gets SIGKILL (which tears
 // the namespace down); Run then returns the status and an ERR_CANCELED
 // error.
+//
+// With p.Backend "landlock" or "none", RunLandlock runs it instead.
 func Run(ctx context.Context, p Policy, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if p.Backend == BackendLandlock || p.Backend == BackendNone {
+		return RunLandlock(ctx, p, stdin, stdout, stderr)
+	}
 	where := "starting " + argv0(p) + " in the bwrap sandbox"
 	args, err := BwrapArgs(p)
 	if err != nil {

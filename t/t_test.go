@@ -58,8 +58,15 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Skip("bwrap is not installed: apt-get install -y bubblewrap")
 	}
+	var files []string
+	all, _ := filepath.Glob("t[0-9][0-9][0-9][0-9]-*.txtar")
+	for _, f := range all {
+		if !isBattery(f) { // TestBattery runs those
+			files = append(files, f)
+		}
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 ".",
+		Files:               files,
 		RequireExplicitExec: true,
 		Setup:               setup,
 		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"lastrun": lastrun, "snap": snap, "same": same, "httpserve": httpserve},

@@ -64,6 +64,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.BridgeCommand {
 		os.Exit(sandbox.Bridge())
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LandlockInitCommand {
+		os.Exit(sandbox.LandlockInit(os.Args[2:]))
+	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -19,6 +19,7 @@ func cmdRun(ctx context.Context, e env) (int, error) {
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not run the checks")
 	fs.IntVar(&o.MaxAttempts, "max-attempts", 0, "attempts in all, the task included (default: config, 3)")
 	fs.StringVar(&o.Network, "network", "", "on, off, or a comma-separated host list")
+	fs.StringVar(&o.Sandbox, "sandbox", "", "sandbox backend: auto, bwrap, landlock or none (default: config, auto)")
 	fs.StringVar(&o.ConfigFile, "config", "", "a config file applied after the project's")
 	if err := parse(fs, "run", e); err != nil {
 		return 0, err
