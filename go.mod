@@ -7,7 +7,12 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/spf13/pflag v1.1.0
-	golang.org/x/sys v0.49.0
+	golang.org/x/sys v0.50.0
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require (
+	github.com/creack/pty v1.1.24 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)
