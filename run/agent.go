@@ -78,7 +78,7 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 		fmt.Sprintf("tool %s, base %s, network %s, policy %s", j.rec.Tool, j.rec.Base, j.rec.Network, j.rec.Policy), n)
 	stdout := io.MultiWriter(j.opts.Stdout, j.output)
 	stderr := io.MultiWriter(j.opts.Stderr, j.output)
-	code, err := sandbox.Run(ctx, p, nil, stdout, stderr)
+	code, err := j.runSandbox(ctx, p, stdout, stderr)
 	if err != nil {
 		return 0, err
 	}

@@ -28,6 +28,8 @@ type job struct {
 	opts   Options
 	lock   *os.File
 	output *os.File
+	// cancel cancels the run's context (a double Ctrl-C on its terminal).
+	cancel context.CancelFunc
 	// pending are host decisions not yet written as notes.
 	pending []notes.Decision
 	// decOffset is how far the agent's decision file has been imported (bytes).
@@ -40,11 +42,14 @@ type job struct {
 // *errfmt.Error when the run could not be carried out (a failing check is
 // not an error: see the record's Verdict).
 func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	j, err := prepare(ctx, repo, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer j.close()
+	j.cancel = cancel
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)
 

@@ -38,7 +38,8 @@ const (
 // It reads /proc/self/status and refuses to start anything unless CapEff,
 // CapPrm and CapBnd are all zero (DESIGN.md invariant 1): it prints the
 // reason to stderr, writes "fail <reason>" on ReportFD and returns
-// InitExitRefused. Otherwise it looks argv[0] up on PATH, writes "ok" on
+// InitExitRefused. Otherwise it takes a terminal on stdin as its
+// controlling terminal (takeTerminal), looks argv[0] up on PATH, writes "ok" on
 // ReportFD and replaces itself with the command (syscall.Exec, the current
 // environment). It only returns when that fails, with InitExitNotFound or
 // InitExitNoExec after writing "exec <reason>".
@@ -63,6 +64,7 @@ func Init(args []string) int {
 		say("fail", err.Error())
 		return InitExitRefused
 	}
+	takeTerminal()
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		msg := fmt.Sprintf("%s: not found on PATH inside the sandbox (PATH=%s)", args[0], os.Getenv("PATH"))

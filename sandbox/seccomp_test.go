@@ -22,9 +22,9 @@ func TestTerminalFilter(t *testing.T) {
 		{"amd64", x8664, 16, ioctlTIOCSTI, retErrno | ePERM},
 		{"amd64", x8664, 16, ioctlTIOCLINUX, retErrno | ePERM},
 		{"amd64", x8664, 16, 0xffffffff00000000 | ioctlTIOCSTI, retErrno | ePERM}, // only the low word counts
-		{"amd64", x8664, 16, 0x5413, retAllow},                                      // TIOCGWINSZ
-		{"amd64", x8664, 0x40000000 | 514, ioctlTIOCSTI, retErrno | ePERM},          // x32
-		{"amd64", x8664, 0, ioctlTIOCSTI, retAllow},                                 // read(2) with that number as count
+		{"amd64", x8664, 16, 0x5413, retAllow},                                    // TIOCGWINSZ
+		{"amd64", x8664, 0x40000000 | 514, ioctlTIOCSTI, retErrno | ePERM},        // x32
+		{"amd64", x8664, 0, ioctlTIOCSTI, retAllow},                               // read(2) with that number as count
 		{"amd64", i386, 54, ioctlTIOCSTI, retErrno | ePERM},
 		{"amd64", i386, 16, ioctlTIOCSTI, retAllow}, // i386's 16 is lchown
 		{"amd64", aarch64, 29, ioctlTIOCSTI, retAllow},
