@@ -34,6 +34,7 @@ const (
 	ErrNoRun           Code = "ERR_NO_RUN"            // no run matches the name given
 	ErrAmbiguousRun    Code = "ERR_AMBIGUOUS_RUN"     // a prefix names more than one run
 	ErrRunLive         Code = "ERR_RUN_LIVE"          // the run is still running
+	ErrRunNotLive      Code = "ERR_RUN_NOT_LIVE"      // cancel: the run is not running
 	ErrImport          Code = "ERR_IMPORT"            // the agent's work could not be imported
 	ErrNotVerified     Code = "ERR_NOT_VERIFIED"      // land: no passing outcome on the tip
 	ErrConflict        Code = "ERR_CONFLICT"          // land: the merge conflicts
@@ -65,6 +66,7 @@ var catalog = map[Code]int{
 	ErrNoRun:           ExitFatal,
 	ErrAmbiguousRun:    ExitFatal,
 	ErrRunLive:         ExitFatal,
+	ErrRunNotLive:      ExitFatal,
 	ErrImport:          ExitFatal,
 	ErrNotVerified:     ExitRefused,
 	ErrConflict:        ExitRefused,

@@ -83,7 +83,7 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 		fmt.Sprintf("tool %s, base %s, network %s, policy %s", j.rec.Tool, j.rec.Base, j.rec.Network, j.rec.Policy), n)
 	stdout := io.MultiWriter(j.opts.Stdout, j.output)
 	stderr := io.MultiWriter(j.opts.Stderr, j.output)
-	code, err := sandbox.Run(ctx, p, nil, stdout, stderr)
+	code, err := j.runSandbox(ctx, p, stdout, stderr)
 	if line := np.stop(); line != "" {
 		j.hostDecision(fmt.Sprintf("attempt %d %s", n, line), "log: "+filepath.Join(j.lay.Runtime, NetworkLogName), n)
 		j.rec.NetworkDenied = mergeCounts(j.rec.NetworkDenied, np.denied())

@@ -93,5 +93,8 @@ func Exec(ctx context.Context, opts ExecOptions) (int, error) {
 		}
 	}
 	p.Binds = append(early, late...)
+	if t, ok := sandbox.TerminalOf(opts.Stdin, opts.Stdout); ok {
+		return sandbox.RunTerminal(ctx, p, t, opts.Stderr)
+	}
 	return sandbox.Run(ctx, p, opts.Stdin, opts.Stdout, opts.Stderr)
 }

@@ -37,6 +37,9 @@ type Options struct {
 	Self string
 	// Stdout and Stderr receive the agent's output and git-agent's progress.
 	Stdout, Stderr io.Writer
+	// Stdin, when it and Stdout are terminals, makes the agent run on a pty
+	// relayed to them (sandbox.RunTerminal); otherwise its stdin is /dev/null.
+	Stdin io.Reader
 }
 
 // minimalEnvKeys are the variables a tool with inherit_env = false (the

@@ -30,6 +30,8 @@ type job struct {
 	opts   Options
 	lock   *os.File
 	output *os.File
+	// cancel cancels the run's context (a double Ctrl-C on its terminal).
+	cancel context.CancelFunc
 	// pending are host decisions not yet written as notes.
 	pending []notes.Decision
 	// decOffset is how far the agent's decision file has been imported (bytes).
@@ -51,6 +53,8 @@ type job struct {
 // *errfmt.Error when the run could not be carried out (a failing check is
 // not an error: see the record's Verdict).
 func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	j, err := prepare(ctx, repo, opts)
 	if err != nil {
 		return nil, err
@@ -59,6 +63,7 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 	if s := j.sandbox.Summary(); s != "" {
 		fmt.Fprintln(opts.Stderr, "git-agent: "+s)
 	}
+	j.cancel = cancel
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)
 

@@ -41,7 +41,8 @@ const (
 // It reads /proc/self/status and refuses to start anything unless CapEff,
 // CapPrm and CapBnd are all zero (DESIGN.md invariant 1): it prints the
 // reason to stderr, writes "fail <reason>" on ReportFD and returns
-// InitExitRefused. Otherwise it looks argv[0] up on PATH, writes "ok" on
+// InitExitRefused. Otherwise it takes a terminal on stdin as its
+// controlling terminal (takeTerminal), looks argv[0] up on PATH, writes "ok" on
 // ReportFD and replaces itself with the command (syscall.Exec, the current
 // environment). It only returns when that fails, with InitExitNotFound or
 // InitExitNoExec after writing "exec <reason>".
@@ -70,6 +71,7 @@ func Init(args []string) int {
 		say("fail", err.Error())
 		return InitExitRefused
 	}
+	takeTerminal()
 	if report != nil {
 		syscall.CloseOnExec(ReportFD) // neither the bridge nor the command holds it
 	}

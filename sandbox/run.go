@@ -21,8 +21,12 @@ import (
 // Grace is how long Run waits after SIGTERM before it SIGKILLs the sandbox.
 const Grace = 5 * time.Second
 
-// statusFD is the descriptor given to bwrap's --json-status-fd.
-const statusFD = 3
+// statusFD is the descriptor given to bwrap's --json-status-fd; seccompFD
+// the one given to --seccomp (TerminalFilter, read and closed by bwrap).
+const (
+	statusFD  = 3
+	seccompFD = 5
+)
 
 // Run executes p.Argv in a bwrap sandbox built by BwrapArgs(p) and waits for
 // it. The environment is PrependPath(p.Env), given as bwrap's own
@@ -71,16 +75,24 @@ func Run(ctx context.Context, p Policy, stdin io.Reader, stdout, stderr io.Write
 		return -1, ioError(err, where)
 	}
 	defer reportR.Close()
+	filterR, err := filterPipe()
+	if err != nil {
+		statusW.Close()
+		reportW.Close()
+		return -1, errfmt.Wrap(errfmt.ErrSandbox, err, "cannot prepare the seccomp filter", where,
+			"report this at the git-agent issue tracker with `uname -m`")
+	}
+	defer filterR.Close()
 
 	gate := &gate{out: stderr}
 	cmd := &exec.Cmd{
 		Path:        bwrap,
-		Args:        append([]string{"bwrap", "--json-status-fd", fmt.Sprint(statusFD)}, args...),
+		Args:        append([]string{"bwrap", "--json-status-fd", fmt.Sprint(statusFD), "--seccomp", fmt.Sprint(seccompFD)}, args...),
 		Env:         PrependPath(p.Env),
 		Stdin:       stdin,
 		Stdout:      stdout,
 		Stderr:      gate,
-		ExtraFiles:  []*os.File{statusW, reportW}, // fds 3 and 4 (ReportFD)
+		ExtraFiles:  []*os.File{statusW, reportW, filterR}, // fds 3, 4 (ReportFD), 5
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 		WaitDelay:   Grace,
 	}

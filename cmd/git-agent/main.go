@@ -45,6 +45,7 @@ func commands() map[string]command {
 		"diff":    {"base..result", "diff <run>", cmdDiff},
 		"verify":  {"check the run's branch tip again; exit 0 passed, 1 failed", "verify <run>", cmdVerify},
 		"land":    {"merge a verified run into the branch it started from", "land <run> [--into <branch>] [--force]", cmdLand},
+		"cancel":  {"stop a live run cleanly (its work is snapshotted, state canceled)", "cancel <run>", cmdCancel},
 		"rm":      {"remove a run's worktree (the record stays unless --purge)", "rm <run> [--purge]", cmdRm},
 		"decide":  {"(inside the sandbox) append a decision", "decide <decision> --why <rationale> [--tool NAME]", cmdDecide},
 		"exec":    {"any command under the run policy, in the cwd", "exec [--network on|off|<host,...>] -- <cmd> [<args>...]", cmdExec},

@@ -36,7 +36,7 @@ func cmdRun(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting the run", "run git-agent from an installed path")
 	}
-	o.Self, o.Stdout, o.Stderr = self, e.stdout, e.stderr
+	o.Self, o.Stdin, o.Stdout, o.Stderr = self, e.stdin, e.stdout, e.stderr
 	rec, err := run.Run(ctx, repo, o)
 	if err != nil {
 		return 0, err
