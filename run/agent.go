@@ -12,6 +12,7 @@ import (
 	"github.com/git-agent/git-agent/notes"
 	"github.com/git-agent/git-agent/refs"
 	"github.com/git-agent/git-agent/sandbox"
+	"github.com/git-agent/git-agent/verify"
 )
 
 // agentView returns what the agent sees: its worktree (rw) with .git bound
@@ -79,8 +80,10 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 	if err := j.store.Save(ctx, j.rec, nil, fmt.Sprintf("attempt %d running", n)); err != nil {
 		return 0, err
 	}
-	j.hostDecision(fmt.Sprintf("start attempt %d: %s", n, strings.Join(argv, " ")),
-		fmt.Sprintf("tool %s, base %s, network %s, policy %s", j.rec.Tool, j.rec.Base, j.rec.Network, j.rec.Policy), n)
+	// The decision names the command; the rationale holds the whole argv
+	// (a script given with sh -c can be long) and the policy.
+	j.hostDecision(fmt.Sprintf("start attempt %d: %s", n, ellipsize(strings.Join(argv, " "), 100)),
+		fmt.Sprintf("tool %s, base %s, network %s, policy %s\nargv: %s", j.rec.Tool, j.rec.Base, j.rec.Network, j.rec.Policy, verify.ShellJoin(argv)), n)
 	stdout := io.MultiWriter(j.opts.Stdout, j.output)
 	stderr := io.MultiWriter(j.opts.Stderr, j.output)
 	code, err := j.runSandbox(ctx, p, stdout, stderr)

@@ -180,7 +180,7 @@ func WriteStory(w io.Writer, entries []Entry) {
 			if d := e.Decision; d != nil {
 				// One line each: an agent's decision or tool must not
 				// print lines that look like the host's.
-				what := oneLine(d.Decision)
+				what := ellipsize(oneLine(d.Decision), 200)
 				if d.Tool != "" {
 					what = "[" + oneLine(d.Tool) + "] " + what
 				}
@@ -218,4 +218,13 @@ func oneLine(s string) string {
 		}
 		return r
 	}, clean(s))
+}
+
+// ellipsize returns s cut to at most n runes, with "…" when it was cut.
+func ellipsize(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
