@@ -126,10 +126,33 @@ func (c e2e) run(t *testing.T) result {
 			r.log = append(r.log, e)
 		}
 	}
+	r.record(t)
 	for _, e := range r.log {
 		t.Logf("fakeapi: %s %s [%s] step %d: %s", e.Path, e.Model, e.Section, e.Step, e.Reply)
 	}
 	return r
+}
+
+// record copies the agent's transcripts from the run's HOME into
+// $GIT_AGENT_E2E_RECORD/<test name>/ when that is set: how the recorded
+// transcripts in agents/testdata were made.
+func (r result) record(t *testing.T) {
+	dst := os.Getenv("GIT_AGENT_E2E_RECORD")
+	if dst == "" || r.id == "" {
+		return
+	}
+	home := filepath.Join(r.repo, ".git", "agent", "runs", r.id, "home")
+	dst = filepath.Join(dst, strings.ReplaceAll(t.Name(), "/", "_"))
+	filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(p, ".jsonl") ||
+			!strings.Contains(p, "/.claude/projects/") && !strings.Contains(p, "/.codex/sessions/") {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		os.MkdirAll(dst, 0o755)
+		t.Logf("recorded %s", p)
+		return os.WriteFile(filepath.Join(dst, filepath.Base(p)), b, 0o644)
+	})
 }
 
 // git runs git in the repository and returns its stdout.
