@@ -39,8 +39,8 @@ func TestE2EClaudeAllowlist(t *testing.T) {
 	for _, d := range r.decisions(t) {
 		if d.Source == "host" && strings.Contains(d.Decision, "network") {
 			t.Logf("host decision: %s", d.Decision)
-			found = found || strings.Contains(d.Decision, "allowed 127.0.0.1") &&
-				strings.Contains(d.Decision, "denied 10.0.0.1 (1), example.com (1)")
+			found = found || strings.Contains(d.Decision, "allowed 127.0.0.1 (") &&
+				strings.Contains(d.Decision, "10.0.0.1 (1)") && strings.Contains(d.Decision, "example.com (1)")
 		}
 	}
 	if !found {
