@@ -49,9 +49,18 @@ type claudeBlock struct {
 
 // parseClaudeLine returns the tool calls of one Claude Code transcript
 // line; text blocks accumulate in pending as the rationale of the next call.
+// A new user prompt (a "user" line that is not only tool results, e.g. the
+// repair prompt of a continued session) clears pending: text that answered
+// an earlier prompt does not explain calls made for the next one.
 func parseClaudeLine(line []byte, pending *string) []Call {
 	var l claudeLine
-	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" {
+	if json.Unmarshal(line, &l) != nil {
+		return nil
+	}
+	if l.Type == "user" && isPrompt(l.Message.Content) {
+		*pending = ""
+	}
+	if l.Type != "assistant" {
 		return nil
 	}
 	var blocks []claudeBlock
@@ -72,4 +81,23 @@ func parseClaudeLine(line []byte, pending *string) []Call {
 		}
 	}
 	return calls
+}
+
+// isPrompt reports whether a user message's content is a prompt: a string,
+// or blocks of which one is text (tool results come as tool_result blocks).
+func isPrompt(content json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return true
+	}
+	var blocks []claudeBlock
+	if json.Unmarshal(content, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		if b.Type == "text" {
+			return true
+		}
+	}
+	return false
 }

@@ -59,7 +59,7 @@ type codexLine struct {
 
 // parseCodexLine returns the tool call of one Codex rollout line, if it
 // is one; assistant messages and reasoning summaries accumulate in pending
-// as the rationale of the next call.
+// as the rationale of the next call, and a user message clears it.
 func parseCodexLine(line []byte, pending *string) []Call {
 	var l codexLine
 	if json.Unmarshal(line, &l) != nil || l.Type != "response_item" {
@@ -68,6 +68,11 @@ func parseCodexLine(line []byte, pending *string) []Call {
 	p := l.Payload
 	switch p.Type {
 	case "message":
+		if p.Role == "user" {
+			// A new prompt (e.g. a repair prompt after resume): text that
+			// answered an earlier one does not explain the next calls.
+			*pending = ""
+		}
 		if p.Role == "assistant" {
 			for _, c := range p.Content {
 				if c.Type == "output_text" || c.Type == "text" {

@@ -19,21 +19,39 @@ type anthropicRequest struct {
 	} `json:"messages"`
 }
 
-// toolResults returns the texts of the request's tool_result blocks.
-func (q anthropicRequest) toolResults() []string {
-	var out []string
+// conversation returns the request's user texts and tool results in
+// order: a user message's text blocks (or string content) make one prompt
+// event, each tool_result block one result.
+func (q anthropicRequest) conversation() []event {
+	var out []event
 	for _, m := range q.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			out = append(out, event{prompt: true, text: s})
+			continue
+		}
 		var blocks []struct {
 			Type    string          `json:"type"`
+			Text    string          `json:"text"`
 			Content json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(m.Content, &blocks) != nil {
 			continue
 		}
+		prompt := ""
 		for _, b := range blocks {
-			if b.Type == "tool_result" {
-				out = append(out, text(b.Content))
+			switch b.Type {
+			case "tool_result":
+				out = append(out, event{text: text(b.Content)})
+			case "text":
+				prompt += b.Text
 			}
+		}
+		if prompt != "" {
+			out = append(out, event{prompt: true, text: prompt})
 		}
 	}
 	return out
@@ -62,13 +80,12 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		s.record(r, Entry{API: "anthropic", Status: http.StatusBadRequest})
 		return
 	}
-	results := q.toolResults()
-	n := len(results)
-	st, c, err := s.reply(n, q.Tools)
-	e := Entry{API: "anthropic", Model: q.Model, Step: n, Results: results, Reply: describe(st, c, err), Status: http.StatusOK}
-	for _, t := range q.Tools {
-		e.Tools = append(e.Tools, t.Name)
-	}
+	e := Entry{API: "anthropic", Model: q.Model, Status: http.StatusOK}
+	conv := q.conversation()
+	st, c, err := s.reply(conv, q.Tools, &e)
+	// Ids grow with the conversation, so a continued session never sees
+	// one twice.
+	n := len(conv)
 	if err != nil {
 		e.Status = http.StatusBadRequest
 		s.record(r, e)
@@ -77,18 +94,21 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(r, e)
 	id := fmt.Sprintf("msg_fake_%d", n)
-	var block map[string]any
+	var blocks []map[string]any
 	stop := "end_turn"
 	if st.Kind == Say {
-		block = map[string]any{"type": "text", "text": st.Text}
+		blocks = append(blocks, map[string]any{"type": "text", "text": st.Text})
 	} else {
 		stop = "tool_use"
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", n), "name": c.Name, "input": c.Args}
+		if st.Why != "" {
+			blocks = append(blocks, map[string]any{"type": "text", "text": st.Why})
+		}
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", n), "name": c.Name, "input": c.Args})
 	}
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	if !q.Stream {
 		writeJSON(w, map[string]any{"id": id, "type": "message", "role": "assistant", "model": q.Model,
-			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+			"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -96,19 +116,21 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": q.Model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
-	if st.Kind == Say {
-		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": st.Text}})
-	} else {
-		args, _ := json.Marshal(c.Args)
-		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": c.Name, "input": map[string]any{}}})
-		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+	for i, b := range blocks {
+		if b["type"] == "text" {
+			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "text", "text": ""}})
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "text_delta", "text": b["text"]}})
+		} else {
+			args, _ := json.Marshal(c.Args)
+			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": c.Name, "input": map[string]any{}}})
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
+		}
+		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	sse(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})

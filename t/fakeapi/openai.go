@@ -12,16 +12,23 @@ type openaiRequest struct {
 	Stream bool   `json:"stream"`
 	Tools  []Tool `json:"tools"`
 	Input  []struct {
-		Type   string          `json:"type"`
-		Output json.RawMessage `json:"output"`
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Output  json.RawMessage `json:"output"`
 	} `json:"input"`
 }
 
-// toolResults returns the outputs of the request's *_call_output items.
-func (q openaiRequest) toolResults() []string {
-	var out []string
+// conversation returns the request's user messages (prompt events, their
+// input_text parts joined) and *_call_output items (results), in order.
+func (q openaiRequest) conversation() []event {
+	var out []event
 	for _, it := range q.Input {
 		switch it.Type {
+		case "message":
+			if it.Role == "user" {
+				out = append(out, event{prompt: true, text: text(it.Content)})
+			}
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 			var o struct {
 				Content string `json:"content"`
@@ -30,7 +37,7 @@ func (q openaiRequest) toolResults() []string {
 			if json.Unmarshal(it.Output, &o) == nil && o.Content != "" {
 				t = o.Content
 			}
-			out = append(out, t)
+			out = append(out, event{text: t})
 		}
 	}
 	return out
@@ -43,13 +50,10 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 		s.record(r, Entry{API: "openai", Status: http.StatusBadRequest})
 		return
 	}
-	results := q.toolResults()
-	n := len(results)
-	st, c, err := s.reply(n, q.Tools)
-	e := Entry{API: "openai", Model: q.Model, Step: n, Results: results, Reply: describe(st, c, err), Status: http.StatusOK}
-	for _, t := range q.Tools {
-		e.Tools = append(e.Tools, t.Name)
-	}
+	e := Entry{API: "openai", Model: q.Model, Status: http.StatusOK}
+	conv := q.conversation()
+	st, c, err := s.reply(conv, q.Tools, &e)
+	n := len(conv) // ids grow with the conversation
 	if err != nil {
 		e.Status = http.StatusBadRequest
 		s.record(r, e)
@@ -57,26 +61,36 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record(r, e)
-	var item map[string]any
-	if st.Kind == Say {
-		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake_%d", n), "role": "assistant", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}}
-	} else {
+	var items []map[string]any
+	if st.Kind == Say || st.Why != "" {
+		t := st.Text
+		if st.Kind != Say {
+			t = st.Why
+		}
+		items = append(items, map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake_%d", n), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": t, "annotations": []any{}}}})
+	}
+	if st.Kind != Say {
 		args, _ := json.Marshal(c.Args)
-		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", n), "call_id": fmt.Sprintf("call_fake_%d", n),
-			"name": c.Name, "arguments": string(args), "status": "completed"}
+		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", n), "call_id": fmt.Sprintf("call_fake_%d", n),
+			"name": c.Name, "arguments": string(args), "status": "completed"})
 	}
 	resp := map[string]any{"id": fmt.Sprintf("resp_fake_%d", n), "object": "response", "model": q.Model, "status": "in_progress", "output": []any{}}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": resp})
-	sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
-	if st.Kind == Say {
-		sse(w, "response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": item["id"],
-			"output_index": 0, "content_index": 0, "delta": st.Text})
+	var output []any
+	for i, item := range items {
+		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": item})
+		if item["type"] == "message" {
+			t := item["content"].([]any)[0].(map[string]any)["text"]
+			sse(w, "response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": item["id"],
+				"output_index": i, "content_index": 0, "delta": t})
+		}
+		sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": item})
+		output = append(output, item)
 	}
-	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
-	done := map[string]any{"id": resp["id"], "object": "response", "model": q.Model, "status": "completed", "output": []any{item},
+	done := map[string]any{"id": resp["id"], "object": "response", "model": q.Model, "status": "completed", "output": output,
 		"usage": map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
 			"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}}
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": done})

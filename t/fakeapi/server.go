@@ -32,8 +32,13 @@ type Entry struct {
 	API   string   `json:"api,omitempty"`
 	Model string   `json:"model,omitempty"`
 	Tools []string `json:"tools,omitempty"`
-	// Step is the number of tool results in the request (the script index).
+	// Step is the script index: the number of tool results in the request,
+	// or in a "when" section those after its prompt.
 	Step int `json:"step"`
+	// Section is the trigger of the script section answered ("" for the first).
+	Section string `json:"section,omitempty"`
+	// Prompt is the request's last user message text (its last 16 KiB).
+	Prompt string `json:"prompt,omitempty"`
 	// Results are the texts of those tool results, in order.
 	Results []string `json:"results,omitempty"`
 	// Reply is what the fake answered: "say: <text>", "call <tool> <args>", or an error.
@@ -97,9 +102,21 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"object": "list", "data": []any{}, "has_more": false})
 }
 
-// reply decides the answer to a request with n tool results and tools.
-func (s *Server) reply(n int, tools []Tool) (Step, Call, error) {
-	st := stepAt(s.steps, n)
+// reply decides the answer to a request holding conv and offering tools,
+// and fills e's script fields (Step, Section, Results, Prompt, Reply).
+func (s *Server) reply(conv []event, tools []Tool, e *Entry) (Step, Call, error) {
+	st, n, section := pick(s.steps, conv)
+	e.Step, e.Section, e.Results, e.Prompt = n, section, results(conv), lastPrompt(conv)
+	for _, t := range tools {
+		e.Tools = append(e.Tools, t.Name)
+	}
+	st, c, err := s.call(st, n, tools)
+	e.Reply = describe(st, c, err)
+	return st, c, err
+}
+
+// call turns step n into a call of one of tools (nothing for Say).
+func (s *Server) call(st Step, n int, tools []Tool) (Step, Call, error) {
 	if st.Kind == Say {
 		return st, Call{}, nil
 	}
@@ -123,7 +140,11 @@ func describe(st Step, c Call, err error) string {
 		return "say: " + st.Text
 	}
 	args, _ := json.Marshal(c.Args)
-	return "call " + c.Name + " " + string(args)
+	d := "call " + c.Name + " " + string(args)
+	if st.Why != "" {
+		d = "say: " + st.Why + "; " + d
+	}
+	return d
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
