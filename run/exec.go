@@ -18,8 +18,8 @@ import (
 type ExecOptions struct {
 	Argv    []string
 	Network string
-	// Sandbox is the backend (--sandbox): auto (default), bwrap, landlock
-	// or none.
+	// Sandbox is the backend (--sandbox): auto, bwrap, landlock or none;
+	// empty means $GIT_AGENT_SANDBOX, default auto.
 	Sandbox string
 	Self    string
 	Stdin   io.Reader

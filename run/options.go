@@ -27,8 +27,8 @@ type Options struct {
 	MaxAttempts int
 	// Network overrides the tool's network: "on", "off" or a host list.
 	Network string
-	// Sandbox is --sandbox: auto, bwrap, landlock or none; empty means the
-	// tool's config (default auto).
+	// Sandbox is --sandbox: auto, bwrap, landlock or none; empty means
+	// $GIT_AGENT_SANDBOX, then the tool's config (default auto).
 	Sandbox string
 	// ConfigFile is --config: a config layer applied after the project's.
 	ConfigFile string

@@ -43,7 +43,10 @@ func LandlockABI() int {
 //     also sets no_new_privs; network "off" denies every TCP bind and
 //     connect (ABI 4); from ABI 6, signals and abstract unix sockets to
 //     processes outside the sandbox are scoped;
-//  3. self-tests: CapEff and CapPrm are zero and NoNewPrivs is 1.
+//  3. installs the seccomp filter of LandlockFilter (TIOCSTI/TIOCLINUX
+//     always; with network "off" every socket but unix, netlink and TCP,
+//     so UDP, raw, packet and MPTCP sockets too);
+//  4. self-tests: CapEff and CapPrm are zero, NoNewPrivs is 1, Seccomp 2.
 //
 // Then it reports on ReportFD and execs argv like Init. Failures return
 // InitExitRefused after "fail <reason>" on ReportFD.
@@ -83,7 +86,13 @@ func LandlockInit(args []string) int {
 		if err := enforce(plan); err != nil {
 			return refuse(err)
 		}
+		if err := installLandlockFilter(plan.Network == "off"); err != nil {
+			return refuse(err)
+		}
 		if err := landlockSelfTest("/proc/thread-self/status"); err != nil {
+			return refuse(err)
+		}
+		if err := seccompSelfTest("/proc/thread-self/status"); err != nil {
 			return refuse(err)
 		}
 	}

@@ -12,7 +12,7 @@ func cmdExec(ctx context.Context, e env) (int, error) {
 	fs := flags("exec", e)
 	fs.SetInterspersed(false)
 	network := fs.String("network", "on", "on, off, or a comma-separated host list")
-	backend := fs.String("sandbox", "auto", "sandbox backend: auto, bwrap, landlock or none")
+	backend := fs.String("sandbox", "", "sandbox backend: auto, bwrap, landlock or none (default: $GIT_AGENT_SANDBOX, auto)")
 	if err := parse(fs, "exec", e); err != nil {
 		return 0, err
 	}
