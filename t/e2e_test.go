@@ -169,3 +169,13 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestE2EPi configures the fake API the way a pi user would, as a custom
+// Anthropic Messages provider in ~/.pi/agent/models.json with the default
+// model in settings.json; the state copy must carry both into the run.
+func TestE2EPi(t *testing.T) {
+	e2e{tool: "pi", script: script, files: map[string]string{
+		".pi/agent/models.json": `{"providers":{"fake":{"baseUrl":"{url}","api":"anthropic-messages","apiKey":"fake",` +
+			`"models":[{"id":"claude-fake"}]}}}`,
+		".pi/agent/settings.json": `{"defaultProvider":"fake","defaultModel":"claude-fake"}`}}.check(t)
+}
