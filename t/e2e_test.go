@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,6 +40,11 @@ type e2e struct {
 	// files are written under the user's HOME before the run (the agent's
 	// own state, which git-agent copies in); {url} is replaced too.
 	files map[string]string
+	// network, when set, is passed as "git agent run --network".
+	network string
+	// after, when set, runs after the common assertions with the repo,
+	// the run id and the fake API's log.
+	after func(t *testing.T, repo, id string, log []fakeapi.Entry)
 }
 
 // run makes a fresh repository with a check, runs "git agent run -m" with
@@ -92,7 +98,11 @@ func (c e2e) run(t *testing.T) (repo, out string, err error, log []fakeapi.Entry
 	git("init", "-q", "-b", "main")
 	git("add", "-A")
 	git("commit", "-qm", "init")
-	cmd := exec.Command(filepath.Join(binDir, "git-agent"), "run", "-m", "write hello.txt and commit it", c.tool)
+	args := []string{"run", "-m", "write hello.txt and commit it"}
+	if c.network != "" {
+		args = append(args, "--network", c.network)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "git-agent"), append(args, c.tool)...)
 	cmd.Dir, cmd.Env, cmd.Stdin = repo, env, nil
 	b, err := cmd.CombinedOutput()
 	srv.Close()
@@ -115,8 +125,9 @@ func (c e2e) check(t *testing.T) {
 	for _, e := range log {
 		t.Logf("fakeapi: %s %s step %d: %s", e.Path, e.Model, e.Step, e.Reply)
 	}
+	t.Logf("git agent run %s:\n%s", c.tool, tail(out, 4000))
 	if err != nil {
-		t.Fatalf("git agent run %s: %v\n%s", c.tool, err, tail(out, 4000))
+		t.Fatalf("git agent run %s: %v", c.tool, err)
 	}
 	if !strings.Contains(out, "check greeting: passed") {
 		t.Fatalf("check did not pass:\n%s", tail(out, 4000))
@@ -135,6 +146,9 @@ func (c e2e) check(t *testing.T) {
 	}
 	if steps < 2 {
 		t.Errorf("the fake API saw %d tool results, want 2 (write, commit)", steps)
+	}
+	if c.after != nil {
+		c.after(t, repo, lastLine(out), log)
 	}
 }
 
@@ -178,4 +192,39 @@ func TestE2EPi(t *testing.T) {
 		".pi/agent/models.json": `{"providers":{"fake":{"baseUrl":"{url}","api":"anthropic-messages","apiKey":"fake",` +
 			`"models":[{"id":"claude-fake"}]}}}`,
 		".pi/agent/settings.json": `{"defaultProvider":"fake","defaultModel":"claude-fake"}`}}.check(t)
+}
+
+// TestE2EOpencode configures the fake API the way an opencode user would,
+// as a custom provider (the bundled @ai-sdk/anthropic package) in
+// $XDG_CONFIG_HOME/opencode/opencode.json; the state copy must carry it in.
+// It runs with the network limited to the fake API's host: opencode must
+// reach the fake through git-agent's proxy and still work while its
+// start-up contact to the npm registry is refused, and the agent's own
+// request to another host must fail. A write to /tmp (outside the
+// worktree: opencode's run asks, and auto-rejects without --auto) works.
+func TestE2EOpencode(t *testing.T) {
+	probe := "curl -sS -m 20 -o /dev/null https://example.com/ && echo REACHED || echo REFUSED"
+	e2e{tool: "opencode", network: "127.0.0.1",
+		script: strings.Replace(script, "say done", "write /tmp/scratch.txt scratch\nbash "+probe+"\nsay done", 1),
+		files: map[string]string{".config/opencode/opencode.json": `{"model":"fake/claude-fake","provider":{"fake":{` +
+			`"npm":"@ai-sdk/anthropic","name":"Fake","options":{"baseURL":"{url}/v1","apiKey":"fake"},` +
+			`"models":{"claude-fake":{"name":"Claude Fake","tool_call":true}}}}}`},
+		after: func(t *testing.T, repo, id string, log []fakeapi.Entry) {
+			var last fakeapi.Entry
+			for _, e := range log {
+				if e.Step >= last.Step {
+					last = e
+				}
+			}
+			r := last.Results
+			if n := len(r); n != 4 || !strings.Contains(r[2], "Wrote file") || !strings.Contains(r[3], "REFUSED") || strings.Contains(r[3], "REACHED") {
+				t.Errorf("want the /tmp write done and the request to example.com refused, got %q", r)
+			}
+			cmd := exec.Command(filepath.Join(binDir, "git-agent"), "log", id)
+			cmd.Dir = repo
+			b, err := cmd.CombinedOutput()
+			if err != nil || !regexp.MustCompile(`network: allowed 127\.0\.0\.1 \(\d+\); denied .*registry\.npmjs\.org`).Match(b) {
+				t.Errorf("git agent log %s: %v: want the proxy's allowed 127.0.0.1 and denied registry.npmjs.org:\n%s", id, err, b)
+			}
+		}}.check(t)
 }
