@@ -146,9 +146,9 @@ func TestSeedOpencodePi(t *testing.T) {
 	home, run, wt := t.TempDir(), t.TempDir(), t.TempDir()
 	xdgData, piDir := t.TempDir(), filepath.Join(t.TempDir(), "pi")
 	for p, s := range map[string]string{
-		".config/opencode/opencode.json":         `{"model":"a/b"}`,
-		".config/opencode/agent/review.md":       "agent",
-		".local/state/opencode/model.json":       `{"recent":[]}`,
+		".config/opencode/opencode.json":          `{"model":"a/b"}`,
+		".config/opencode/agent/review.md":        "agent",
+		".local/state/opencode/model.json":        `{"recent":[]}`,
 		".local/state/opencode/locks/x.lock/meta": "lock",
 	} {
 		write(t, filepath.Join(home, p), s)
