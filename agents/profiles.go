@@ -34,7 +34,7 @@ func Hosts(tool string) []string {
 	case "codex":
 		return []string{"api.openai.com", "chatgpt.com", "auth.openai.com"}
 	case "opencode":
-		return []string{"api.anthropic.com", "api.openai.com", "opencode.ai", "models.dev", "registry.npmjs.org"}
+		return []string{"api.anthropic.com", "api.openai.com", "opencode.ai", "models.opencode.ai", "registry.npmjs.org"}
 	case "pi":
 		return []string{"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"}
 	}

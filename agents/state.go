@@ -62,10 +62,8 @@ func Env(tool, runHome string, h Host) []string {
 
 // Skipped state: transcripts, histories, logs and caches of other sessions.
 var (
-	claudeSkip   = []string{"projects", "todos", "shell-snapshots", "debug", "file-history", "session-env", "statsig", "telemetry", "history.jsonl", "ide", ".credentials.json"}
-	codexSkip    = []string{"sessions", "archived_sessions", "log", "history.jsonl", ".tmp", "tmp", "auth.json"}
-	opencodeSkip = []string{"storage", "snapshot", "log", "bin"}
-	piSkip       = []string{"agent/sessions"}
+	claudeSkip = []string{"projects", "todos", "shell-snapshots", "debug", "file-history", "session-env", "statsig", "telemetry", "history.jsonl", "ide", ".credentials.json"}
+	codexSkip  = []string{"sessions", "archived_sessions", "log", "history.jsonl", ".tmp", "tmp", "auth.json"}
 )
 
 func set(names []string) map[string]bool {
@@ -88,17 +86,9 @@ func Seed(tool, runHome, worktree string, h Host) (warnings []string, err error)
 	case "codex":
 		err = seedCodex(c, runHome, worktree, h)
 	case "opencode":
-		for _, d := range []struct{ env, fallback, dst string }{
-			{"XDG_CONFIG_HOME", ".config", ".config"},
-			{"XDG_DATA_HOME", ".local/share", ".local/share"},
-			{"XDG_STATE_HOME", ".local/state", ".local/state"},
-		} {
-			if err = c.tree(filepath.Join(h.dir(d.env, d.fallback), "opencode"), filepath.Join(runHome, d.dst, "opencode"), set(opencodeSkip)); err != nil {
-				break
-			}
-		}
+		err = seedOpencode(c, runHome, h)
 	case "pi":
-		err = c.tree(filepath.Join(h.Home, ".pi"), filepath.Join(runHome, ".pi"), set(piSkip))
+		err = seedPi(c, runHome, h)
 	}
 	return c.warnings, err
 }

@@ -138,3 +138,71 @@ func TestCopyBounds(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSeedOpencodePi: the settings come in, credentials read-only, and
+// other sessions (opencode.db, pi's sessions) and logs stay out; the host
+// directories are found through their variables.
+func TestSeedOpencodePi(t *testing.T) {
+	home, run, wt := t.TempDir(), t.TempDir(), t.TempDir()
+	xdgData, piDir := t.TempDir(), filepath.Join(t.TempDir(), "pi")
+	for p, s := range map[string]string{
+		".config/opencode/opencode.json":          `{"model":"a/b"}`,
+		".config/opencode/agent/review.md":        "agent",
+		".local/state/opencode/model.json":        `{"recent":[]}`,
+		".local/state/opencode/locks/x.lock/meta": "lock",
+	} {
+		write(t, filepath.Join(home, p), s)
+	}
+	for p, s := range map[string]string{"opencode/auth.json": `{"k":1}`, "opencode/opencode.db": "db",
+		"opencode/opencode.db-wal": "wal", "opencode/snapshot/x": "snap", "opencode/log/l.log": "log"} {
+		write(t, filepath.Join(xdgData, p), s)
+	}
+	for p, s := range map[string]string{"models.json": "{}", "settings.json": "{}", "auth.json": "{}",
+		"sessions/--wt--/s.jsonl": "transcript", "pi-debug.log": "log", "prompts/p.md": "p"} {
+		write(t, filepath.Join(piDir, p), s)
+	}
+	write(t, filepath.Join(home, ".pi", "agent", "models.json"), `{"not":"this one"}`)
+	h := Host{Home: home, Getenv: func(k string) string {
+		return map[string]string{"XDG_DATA_HOME": xdgData, "PI_CODING_AGENT_DIR": piDir}[k]
+	}}
+	for _, tool := range []string{"opencode", "pi"} {
+		if w, err := Seed(tool, run, wt, h); err != nil || len(w) != 0 {
+			t.Fatalf("%s: %v %v", tool, w, err)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		mode os.FileMode // 0: absent
+	}{
+		{".config/opencode/opencode.json", 0o600},
+		{".config/opencode/agent/review.md", 0o600},
+		{".local/state/opencode/model.json", 0o600},
+		{".local/state/opencode/locks", 0},
+		{".local/share/opencode/auth.json", 0o400},
+		{".local/share/opencode/opencode.db", 0},
+		{".local/share/opencode/opencode.db-wal", 0},
+		{".local/share/opencode/snapshot", 0},
+		{".local/share/opencode/log", 0},
+		{".pi/agent/models.json", 0o600},
+		{".pi/agent/settings.json", 0o600},
+		{".pi/agent/prompts/p.md", 0o600},
+		{".pi/agent/auth.json", 0o400},
+		{".pi/agent/sessions", 0},
+		{".pi/agent/pi-debug.log", 0},
+	} {
+		fi, err := os.Stat(filepath.Join(run, tc.path))
+		switch {
+		case tc.mode == 0 && err == nil:
+			t.Errorf("%s was copied", tc.path)
+		case tc.mode != 0 && (err != nil || fi.Mode().Perm() != tc.mode):
+			t.Errorf("%s: %v %v, want mode %v", tc.path, fi, err, tc.mode)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(run, ".pi", "agent", "models.json")); string(b) != "{}" {
+		t.Errorf("pi models.json = %q, want PI_CODING_AGENT_DIR's", b)
+	}
+	env := strings.Join(Env("opencode", run, h), " ")
+	if !strings.Contains(env, "XDG_DATA_HOME="+filepath.Join(run, ".local", "share")) {
+		t.Errorf("opencode Env = %s", env)
+	}
+}

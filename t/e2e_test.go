@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -302,4 +303,48 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// TestE2EPi configures the fake API the way a pi user would, as a custom
+// Anthropic Messages provider in ~/.pi/agent/models.json with the default
+// model in settings.json; the state copy must carry both into the run.
+func TestE2EPi(t *testing.T) {
+	r := e2e{tool: "pi", script: script, files: map[string]string{
+		".pi/agent/models.json": `{"providers":{"fake":{"baseUrl":"{url}","api":"anthropic-messages","apiKey":"fake",` +
+			`"models":[{"id":"claude-fake"}]}}}`,
+		".pi/agent/settings.json": `{"defaultProvider":"fake","defaultModel":"claude-fake"}`}}.run(t)
+	r.passed(t, 2)
+	r.agentCommit(t, "agent: say hello")
+}
+
+// TestE2EOpencode configures the fake API the way an opencode user would,
+// as a custom provider (the bundled @ai-sdk/anthropic package) in
+// $XDG_CONFIG_HOME/opencode/opencode.json; the state copy must carry it in.
+// It runs with the network limited to the fake API's host: opencode must
+// reach the fake through git-agent's proxy and still work while its
+// start-up contact to the npm registry is refused, and the agent's own
+// request to another host must fail. A write to /tmp (outside the
+// worktree: opencode's run asks, and auto-rejects without --auto) works.
+func TestE2EOpencode(t *testing.T) {
+	probe := "curl -sS -m 20 -o /dev/null https://example.com/ && echo REACHED || echo REFUSED"
+	r := e2e{tool: "opencode", args: []string{"--network", "127.0.0.1"},
+		script: strings.Replace(script, "say done", "write /tmp/scratch.txt scratch\nbash "+probe+"\nsay done", 1),
+		files: map[string]string{".config/opencode/opencode.json": `{"model":"fake/claude-fake","provider":{"fake":{` +
+			`"npm":"@ai-sdk/anthropic","name":"Fake","options":{"baseURL":"{url}/v1","apiKey":"fake"},` +
+			`"models":{"claude-fake":{"name":"Claude Fake","tool_call":true}}}}}`}}.run(t)
+	r.passed(t, 2)
+	r.agentCommit(t, "agent: say hello")
+	var last fakeapi.Entry
+	for _, e := range r.log {
+		if len(e.Results) >= len(last.Results) {
+			last = e
+		}
+	}
+	res := last.Results
+	if n := len(res); n != 4 || !strings.Contains(res[2], "Wrote file") || !strings.Contains(res[3], "REFUSED") || strings.Contains(res[3], "REACHED") {
+		t.Errorf("want the /tmp write done and the request to example.com refused, got %q", res)
+	}
+	if b := r.agent(t, "log", r.id); !regexp.MustCompile(`network: allowed 127\.0\.0\.1 \(\d+\); denied .*registry\.npmjs\.org`).MatchString(b) {
+		t.Errorf("git agent log %s: want the proxy's allowed 127.0.0.1 and denied registry.npmjs.org:\n%s", r.id, b)
+	}
 }
