@@ -32,6 +32,8 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 	pathBinds, _ := sandbox.PathBinds(os.Getenv("PATH"), home)
 	mounts, w := mountBinds(j.tool, j.lay.Worktree)
 	warnings = append(warnings, w...)
+	masks, excludes, w := hideMasks(j.tool, j.lay.Worktree)
+	warnings = append(warnings, w...)
 	env := agentEnv(j.tool, os.Environ())
 	env = setEnv(env, j.stateEnv()...)
 	env = setEnv(env, "GIT_AGENT_RUN="+j.rec.ID, "GIT_AGENT_DECISIONS="+j.lay.Decisions,
@@ -44,6 +46,7 @@ func (j *job) agentView() (v view, argv, warnings []string, err error) {
 		home: j.lay.Home, cache: j.lay.AgentCache, objectDirs: j.repo.ObjectDirs(),
 		extra: append(append(pathBinds, cmdBinds...), mounts...),
 		files: []string{j.lay.Decisions}, env: env, network: sandboxNetwork(j.tool.Network), backend: j.rec.Backend,
+		masks: masks, excludes: excludes,
 	}
 	v, argv = j.withRepair(v, argv)
 	return v, argv, warnings, nil

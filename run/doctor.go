@@ -55,6 +55,11 @@ func Doctor(ctx context.Context, w io.Writer, self string) int {
 	}
 	abi := sandbox.LandlockABI()
 	say(abi >= 1, "landlock", landlockDetail(abi))
+	if sandbox.ScopesAvailable() {
+		say(true, "scope", "network on under bwrap: abstract unix sockets and signals to host processes scoped (Landlock ABI 6+)")
+	} else {
+		say(false, "scope", "network on under bwrap: abstract unix sockets and signals to host processes NOT scoped (Landlock ABI < 6; needs Linux 6.12+)")
+	}
 
 	choice, cerr := sandbox.Choose(ctx, sandbox.BackendAuto)
 	if cerr != nil {

@@ -39,12 +39,19 @@ type view struct {
 	proxy string
 	// backend is the sandbox backend (sandbox.Choose); empty means bwrap.
 	backend string
+	// masks hide paths (config "hide", see hideMasks); applied last, after
+	// the writable binds they sit in.
+	masks []sandbox.Bind
+	// excludes are the exclude pathspecs of the masked worktree paths, for
+	// the staging step.
+	excludes []string
 }
 
 // policy turns v into a sandbox policy running argv in dir. Bind order:
 // system view, read-only object dirs, toolchains, caches, HOME, work tree,
 // then the files inside writable directories (DESIGN.md invariant 2: a
-// read-only file inside a writable bind must come after it).
+// read-only file inside a writable bind must come after it), then the
+// masks of hidden paths.
 func (v view) policy(self, dir string, argv []string) sandbox.Policy {
 	var binds []sandbox.Bind
 	for _, d := range v.objectDirs {
@@ -68,6 +75,7 @@ func (v view) policy(self, dir string, argv []string) sandbox.Policy {
 	if v.gitFile != "" {
 		binds = append(binds, sandbox.Bind{Src: v.gitFile, Dst: filepath.Join(v.work, ".git"), Mode: sandbox.RO})
 	}
+	binds = append(binds, v.masks...)
 	env := setEnv(v.env, "HOME="+v.home, "PWD="+dir)
 	env = setEnv(env, toolchainEnv(v.cache, modDL, v.network == "on")...)
 	if v.proxy != "" {

@@ -24,10 +24,15 @@ import (
 // skip-worktree bit (copied from a sparse checkout's index) of every file
 // the agent wrote outside the cone, so add sees it; files it did not write
 // keep the bit and stay in the tree.
+//
+// Further arguments are exclude pathspecs: the paths hidden from the agent
+// (config "hide") keep their index entries, so a mask the agent saw empty
+// is not a deletion.
 const stageScript = `set -e
-git --git-dir="$1" --work-tree="$2" -c core.sparseCheckout=true -c sparse.expectFilesOutsideOfPatterns=false add -A --sparse
-git --git-dir="$1" --work-tree="$2" write-tree
-git --git-dir="$1" rev-parse --verify --quiet HEAD^{commit} || echo none`
+g="$1" w="$2"; shift 2
+git --git-dir="$g" --work-tree="$w" -c core.sparseCheckout=true -c sparse.expectFilesOutsideOfPatterns=false add -A --sparse -- . "$@"
+git --git-dir="$g" --work-tree="$w" write-tree
+git --git-dir="$g" rev-parse --verify --quiet HEAD^{commit} || echo none`
 
 // stagingView is the agent's view with the network off: the staging and
 // packing steps need nothing from outside.
@@ -50,7 +55,7 @@ func (j *job) stagingView() view {
 func (j *job) snapshot(ctx context.Context, n, exit int) (string, error) {
 	v := j.stagingView()
 	var out bytes.Buffer
-	p := v.policy(j.opts.Self, j.lay.Worktree, []string{"sh", "-c", stageScript, "stage", j.lay.Scratch, j.lay.Worktree})
+	p := v.policy(j.opts.Self, j.lay.Worktree, append([]string{"sh", "-c", stageScript, "stage", j.lay.Scratch, j.lay.Worktree}, v.excludes...))
 	code, err := sandbox.Run(ctx, p, nil, &limitWriter{w: &out, n: 4096}, j.output)
 	if err != nil {
 		return "", err

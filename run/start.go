@@ -63,6 +63,9 @@ func Run(ctx context.Context, repo *gitx.Repo, opts Options) (*refs.Record, erro
 	if s := j.sandbox.Summary(); s != "" {
 		fmt.Fprintln(opts.Stderr, "git-agent: "+s)
 	}
+	if s := sandbox.ScopeNote(j.rec.Network); s != "" && j.sandbox.Backend == sandbox.BackendBwrap {
+		fmt.Fprintln(opts.Stderr, "git-agent: "+s)
+	}
 	j.cancel = cancel
 	fmt.Fprintf(opts.Stderr, "git-agent: run %s of %s in %s\n", j.rec.ID, opts.Tool, j.lay.Worktree)
 	fmt.Fprintln(opts.Stdout, j.rec.ID)

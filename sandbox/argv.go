@@ -18,7 +18,7 @@ import (
 //     read-only at ProxySocket when set;
 //  3. --chdir p.Dir when set;
 //  4. "--", SelfPath, InitCommand, ["--net-bridge" when p.Proxy is set,]
-//     "--", p.Argv...
+//     ["--scope-ipc" when Network is "on",] "--", p.Argv...
 //
 // The environment is not in the list: Run passes p.Env as bwrap's own
 // environment so no secret ever appears in argv (invariant 7). Run adds
@@ -70,6 +70,9 @@ func BwrapArgs(p Policy) ([]string, error) {
 		}
 		a = append(a, "--ro-bind", p.Proxy, ProxySocket)
 		init = append(init, bridgeFlag)
+	}
+	if p.Network == "on" {
+		init = append(init, scopeFlag)
 	}
 	if p.Dir != "" {
 		if err := checkPath("dir", p.Dir); err != nil {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,9 @@ func TestBwrapArgsGolden(t *testing.T) {
 		if a == "--unshare-net" {
 			t.Errorf("network on: --unshare-net present")
 		}
+	}
+	if !slices.Contains(got, scopeFlag) {
+		t.Errorf("network on: the init shim is not asked for %s: %q", scopeFlag, got)
 	}
 }
 

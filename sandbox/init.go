@@ -42,13 +42,18 @@ const (
 // CapPrm and CapBnd are all zero (DESIGN.md invariant 1): it prints the
 // reason to stderr, writes "fail <reason>" on ReportFD and returns
 // InitExitRefused. Otherwise it takes a terminal on stdin as its
-// controlling terminal (takeTerminal), looks argv[0] up on PATH, writes "ok" on
+// controlling terminal (takeTerminal), with "--scope-ipc" scopes abstract
+// unix sockets and signals with Landlock (scopeIPC), looks argv[0] up on PATH, writes "ok" on
 // ReportFD and replaces itself with the command (syscall.Exec, the current
 // environment). It only returns when that fails, with InitExitNotFound or
 // InitExitNoExec after writing "exec <reason>".
 func Init(args []string) int {
 	bridge := len(args) > 0 && args[0] == bridgeFlag
 	if bridge {
+		args = args[1:]
+	}
+	scope := len(args) > 0 && args[0] == scopeFlag
+	if scope {
 		args = args[1:]
 	}
 	if len(args) > 0 && args[0] == "--" {
@@ -81,6 +86,13 @@ func Init(args []string) int {
 			err = startBridge(self)
 		}
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "git-agent: "+err.Error())
+			say("fail", err.Error())
+			return InitExitRefused
+		}
+	}
+	if scope {
+		if err := scopeIPC(); err != nil {
 			fmt.Fprintln(os.Stderr, "git-agent: "+err.Error())
 			say("fail", err.Error())
 			return InitExitRefused

@@ -47,6 +47,7 @@ func commands() map[string]command {
 		"land":    {"merge a verified run into the branch it started from", "land <run> [--into <branch>] [--force]", cmdLand},
 		"cancel":  {"stop a live run cleanly (its work is snapshotted, state canceled)", "cancel <run>", cmdCancel},
 		"rm":      {"remove a run's worktree (the record stays unless --purge)", "rm <run> [--purge]", cmdRm},
+		"gc":      {"recover interrupted runs, remove landed and discarded runs' worktrees", "gc [--all] [--purge]", cmdGC},
 		"decide":  {"(inside the sandbox) append a decision", "decide <decision> --why <rationale> [--tool NAME]", cmdDecide},
 		"exec":    {"any command under the run policy, in the cwd", "exec [--network on|off|<host,...>] -- <cmd> [<args>...]", cmdExec},
 		"trust":   {"accept this repository's widening config", "trust", cmdTrust},
