@@ -47,7 +47,7 @@ func age(t string, now time.Time) string {
 // WriteShow prints a run's record, its last outcome and the diffstat.
 func WriteShow(w io.Writer, r *refs.Record, o *verify.Outcome, diffstat string) {
 	fmt.Fprintf(w, "run      %s\n", r.ID)
-	fmt.Fprintf(w, "tool     %s\n", clean(strings.Join(r.Argv, " ")))
+	fmt.Fprintf(w, "tool     %s\n", ellipsize(oneLine(strings.Join(r.Argv, " ")), 120))
 	if r.Message != "" {
 		fmt.Fprintf(w, "task     %s\n", clean(r.Message))
 	}
