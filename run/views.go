@@ -103,6 +103,9 @@ func writeOutcome(w io.Writer, o *verify.Outcome) {
 			fmt.Fprintln(w, indent(lastLines(clean(c.OutputTail), 20), "      | "))
 		}
 	}
+	if len(o.Checks) > 0 && !o.Passed && o.Halted == "" && verify.Passed(o.Checks) {
+		fmt.Fprintln(w, "  every check passed; the agent's exit status failed the attempt")
+	}
 }
 
 // duration renders milliseconds as "850ms", "12.3s" or "4m05s".

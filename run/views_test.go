@@ -124,6 +124,21 @@ func TestWriteShow(t *testing.T) {
 		t.Errorf("output tail printed for a check that did not fail:\n%s", out)
 	}
 
+	t.Run("checks passed, attempt failed", func(t *testing.T) {
+		// The agent exited non-zero: every check is ✓ but the outcome
+		// is not passing, and the table says why.
+		o := outcome(verify.CheckResult{Name: "test", Command: "go test ./...", DurationMS: 10})
+		o.Passed = false
+		var b bytes.Buffer
+		WriteShow(&b, &refs.Record{ID: "r4"}, o, "")
+		out := b.String()
+		for _, want := range []string{": failed (1234 ms", "  ✓ test ", "every check passed; the agent's exit status failed the attempt\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("WriteShow output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
 	t.Run("multi-line argv", func(t *testing.T) {
 		// A script given with sh -c stays on the tool line: one line,
 		// cut with "…" (git agent log and show --json have the whole argv).
