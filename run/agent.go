@@ -78,6 +78,7 @@ func (j *job) attempt(ctx context.Context, n int) (int, error) {
 	p := v.policy(j.opts.Self, j.lay.Worktree, argv)
 	j.rec.Argv = argv
 	j.rec.Attempts = n
+	j.rec.ExitCode = -1 // until the agent exits (canceled, interrupted: stays -1)
 	j.rec.Policy = policyDigest(p)
 	j.rec.SetState(refs.StateRunning, time.Now())
 	if err := j.store.Save(ctx, j.rec, nil, fmt.Sprintf("attempt %d running", n)); err != nil {

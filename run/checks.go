@@ -130,9 +130,10 @@ func (j *job) verify(ctx context.Context, n int, result string, exit int) (strin
 		j.hostDecision(fmt.Sprintf("check %s: %s", r.Name, state), r.Command, n)
 		fmt.Fprintf(j.opts.Stderr, "git-agent: check %s: %s (%d ms)\n", r.Name, state, r.DurationMS)
 	}
-	j.writeOutcome(ctx, n, result, results, passed, time.Since(start).Milliseconds())
+	// The checks judge the commit; the attempt still failed if the agent
+	// did (as without checks), so its outcome does not let land take it.
+	j.writeOutcome(ctx, n, result, results, passed && exit == 0, time.Since(start).Milliseconds())
 	if passed && exit != 0 {
-		// The checks judge the commit; the run still failed if the agent did.
 		return refs.StateFailed, fmt.Sprintf("the agent exited %d (the checks passed)", exit)
 	}
 	if passed {

@@ -150,14 +150,16 @@ func TestRepoKey(t *testing.T) {
 		name string
 	}{
 		{a, "proj"},
-		{&gitx.Repo{Top: "/src/proj-wt", GitDir: "/src/proj/.git/worktrees/wt", CommonDir: "/src/proj/.git"}, "proj-wt"},
+		// A linked worktree is named after its repository: runs started
+		// there share the repository's worktree and cache directories.
+		{&gitx.Repo{Top: "/src/proj-wt", GitDir: "/src/proj/.git/worktrees/wt", CommonDir: "/src/proj/.git"}, "proj"},
 		{&gitx.Repo{GitDir: "/srv/repo.git", CommonDir: "/srv/repo.git"}, "repo"},
 		{&gitx.Repo{GitDir: "/srv/bare/.git", CommonDir: "/srv/bare/.git"}, "bare"},
 		{&gitx.Repo{Top: "/src/we\x01ird", CommonDir: "/src/we\x01ird/.git"}, "we_ird"},
 	}
 	for _, tt := range tests {
 		k := RepoKey(tt.repo)
-		if !re.MatchString(k) || !strings.HasPrefix(k, tt.name+"-") {
+		if !re.MatchString(k) || !regexp.MustCompile(`^`+regexp.QuoteMeta(tt.name)+`-[0-9a-f]{12}$`).MatchString(k) {
 			t.Errorf("RepoKey(%+v) = %q, want %s-<12 hex>", *tt.repo, k, tt.name)
 		}
 		if RepoKey(tt.repo) != k {
@@ -166,7 +168,7 @@ func TestRepoKey(t *testing.T) {
 	}
 	// Same common dir, same key (a linked worktree shares its repository's
 	// hash); different common dirs, different keys.
-	wt := &gitx.Repo{Top: "/src/proj", GitDir: "/src/proj/.git/worktrees/x", CommonDir: "/src/proj/.git"}
+	wt := &gitx.Repo{Top: "/elsewhere/proj-wt", GitDir: "/src/proj/.git/worktrees/x", CommonDir: "/src/proj/.git"}
 	if RepoKey(wt) != RepoKey(a) {
 		t.Errorf("RepoKey differs for the same common dir: %s %s", RepoKey(wt), RepoKey(a))
 	}

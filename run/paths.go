@@ -40,12 +40,13 @@ type Layout struct {
 }
 
 // RepoKey returns "<name>-<hash>" for the repository: the base name of its
-// top directory (or of the common dir's parent) and 12 hex digits of the
+// top directory (for a bare repository or a linked worktree: of the common
+// dir, without ".git", or of its parent) and 12 hex digits of the
 // SHA-256 of its common dir. It names the repository's worktree and cache
 // directories.
 func RepoKey(repo *gitx.Repo) string {
 	name := filepath.Base(repo.Top)
-	if repo.Top == "" {
+	if repo.Top == "" || (repo.GitDir != "" && repo.GitDir != repo.CommonDir) {
 		name = strings.TrimSuffix(filepath.Base(repo.CommonDir), ".git")
 		if name == "" || name == "." {
 			name = filepath.Base(filepath.Dir(repo.CommonDir))

@@ -110,8 +110,15 @@ func (j *job) snapshot(ctx context.Context, n, exit int) (string, error) {
 // index-pack --strict. Then it checks that tree and head are what they
 // claim to be.
 func (j *job) importObjects(ctx context.Context, v view, head, tree string) error {
+	// The base's tree is excluded explicitly: excluding the base commit
+	// does not exclude what a bare tree on the list reaches.
+	baseTree, err := j.repo.Git().Run(ctx, "rev-parse", "--verify", j.rec.Base+"^{tree}")
+	if err != nil || !gitx.IsHex(baseTree) {
+		return errfmt.New(errfmt.ErrImport, "cannot read the base's tree", "importing run "+j.rec.ID,
+			"check that "+j.rec.Base+" is still in the repository")
+	}
 	pr, pw := io.Pipe()
-	in := strings.NewReader(head + "\n" + tree + "\n^" + j.rec.Base + "\n")
+	in := strings.NewReader(head + "\n" + tree + "\n^" + j.rec.Base + "\n^" + baseTree + "\n")
 	p := v.policy(j.opts.Self, j.lay.Worktree, []string{"git", "--git-dir=" + j.lay.Scratch, "pack-objects", "--revs", "--stdout", "--quiet"})
 	var wg conc.WaitGroup
 	var code int

@@ -106,6 +106,11 @@ func prepare(ctx context.Context, repo *gitx.Repo, opts Options) (*job, error) {
 	if err := checkHosts(tool.Network); err != nil {
 		return nil, err
 	}
+	// A missing tool is bad input: refuse it before a run exists.
+	home, _ := os.UserHomeDir()
+	if _, _, err := sandbox.ResolveCommand(promptArgv(tool, opts.Tool, nil, "")[0], os.Getenv("PATH"), home); err != nil {
+		return nil, err
+	}
 	choice, err := chooseBackend(ctx, opts.Sandbox, tool.Sandbox)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func age(t string, now time.Time) string {
 // WriteShow prints a run's record, its last outcome and the diffstat.
 func WriteShow(w io.Writer, r *refs.Record, o *verify.Outcome, diffstat string) {
 	fmt.Fprintf(w, "run      %s\n", r.ID)
-	fmt.Fprintf(w, "tool     %s\n", clean(strings.Join(r.Argv, " ")))
+	fmt.Fprintf(w, "tool     %s\n", ellipsize(oneLine(strings.Join(r.Argv, " ")), 120))
 	if r.Message != "" {
 		fmt.Fprintf(w, "task     %s\n", clean(r.Message))
 	}
@@ -102,6 +102,9 @@ func writeOutcome(w io.Writer, o *verify.Outcome) {
 		if mark == "✗" && strings.TrimSpace(c.OutputTail) != "" {
 			fmt.Fprintln(w, indent(lastLines(clean(c.OutputTail), 20), "      | "))
 		}
+	}
+	if len(o.Checks) > 0 && !o.Passed && o.Halted == "" && verify.Passed(o.Checks) {
+		fmt.Fprintln(w, "  every check passed; the agent's exit status failed the attempt")
 	}
 }
 

@@ -124,6 +124,39 @@ func TestWriteShow(t *testing.T) {
 		t.Errorf("output tail printed for a check that did not fail:\n%s", out)
 	}
 
+	t.Run("checks passed, attempt failed", func(t *testing.T) {
+		// The agent exited non-zero: every check is ✓ but the outcome
+		// is not passing, and the table says why.
+		o := outcome(verify.CheckResult{Name: "test", Command: "go test ./...", DurationMS: 10})
+		o.Passed = false
+		var b bytes.Buffer
+		WriteShow(&b, &refs.Record{ID: "r4"}, o, "")
+		out := b.String()
+		for _, want := range []string{": failed (1234 ms", "  ✓ test ", "every check passed; the agent's exit status failed the attempt\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("WriteShow output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("multi-line argv", func(t *testing.T) {
+		// A script given with sh -c stays on the tool line: one line,
+		// cut with "…" (git agent log and show --json have the whole argv).
+		script := "set -e\n" + strings.Repeat("echo a long line of the agent's script\n", 20)
+		var b bytes.Buffer
+		WriteShow(&b, &refs.Record{ID: "r3", Argv: []string{"/usr/bin/sh", "-c", script}}, nil, "")
+		lines := strings.Split(b.String(), "\n")
+		if len(lines) < 2 || !strings.HasPrefix(lines[1], "tool     /usr/bin/sh -c set -e echo a long line") || !strings.HasSuffix(lines[1], "…") {
+			t.Fatalf("tool line = %q", lines[1])
+		}
+		if n := len([]rune(lines[1])); n > 130 {
+			t.Errorf("tool line is %d runes long: %q", n, lines[1])
+		}
+		if !strings.HasPrefix(lines[2], "state ") {
+			t.Errorf("the argv broke the layout:\n%s", b.String())
+		}
+	})
+
 	t.Run("no checks", func(t *testing.T) {
 		var b bytes.Buffer
 		WriteShow(&b, &refs.Record{ID: "r2", State: refs.StatePassed, Landed: "abc", LandedInto: "refs/heads/main"}, outcome(), "")

@@ -289,6 +289,10 @@ func TestTerminalCancelCommand(t *testing.T) {
 	if s := state(t, repo, env, id); s != "canceled" {
 		t.Errorf("state %q, want canceled", s)
 	}
+	// The agent never exited: the record says -1 (refs.Record.ExitCode), not 0.
+	if out, _, _ := gitAgent(t, repo, env, "show", id); !strings.Contains(out, "agent exit -1,") {
+		t.Errorf("show of a canceled run:\n%s", out)
+	}
 	if alive("sleep", "1003") {
 		t.Error("sleep 1003 outlived the run")
 	}

@@ -27,6 +27,9 @@ func cmdRun(ctx context.Context, e env) (int, error) {
 	if fs.NArg() == 0 {
 		return 0, usageErr("run", "no tool given")
 	}
+	if o.MaxAttempts < 0 {
+		return 0, usageErr("run", "--max-attempts must be a positive count")
+	}
 	o.Tool, o.Args = fs.Arg(0), fs.Args()[1:]
 	repo, err := gitx.Discover(ctx, "")
 	if err != nil {
