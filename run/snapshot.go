@@ -25,11 +25,20 @@ import (
 // the agent wrote outside the cone, so add sees it; files it did not write
 // keep the bit and stay in the tree.
 //
+// The refresh first re-hashes index entries that are racily clean (the
+// checkout and the copied index share a second) without writing objects:
+// otherwise add would re-hash them with object writes, and since the
+// user's object directories are read-only inside, git cannot freshen the
+// existing objects and writes a loose copy of every file into the scratch
+// repository. (A run that ends within the second of its checkout still
+// pays that copy.)
+//
 // Further arguments are exclude pathspecs: the paths hidden from the agent
 // (config "hide") keep their index entries, so a mask the agent saw empty
 // is not a deletion.
 const stageScript = `set -e
 g="$1" w="$2"; shift 2
+git --git-dir="$g" --work-tree="$w" -c core.sparseCheckout=true -c sparse.expectFilesOutsideOfPatterns=false update-index -q --refresh || :
 git --git-dir="$g" --work-tree="$w" -c core.sparseCheckout=true -c sparse.expectFilesOutsideOfPatterns=false add -A --sparse -- . "$@"
 git --git-dir="$g" --work-tree="$w" write-tree
 git --git-dir="$g" rev-parse --verify --quiet HEAD^{commit} || echo none`
