@@ -95,7 +95,11 @@ func (j *job) verify(ctx context.Context, n int, result string, exit int) (strin
 	}
 	j.rec.SetState(refs.StateVerifying, time.Now())
 	_ = j.store.Save(ctx, j.rec, nil, fmt.Sprintf("attempt %d verifying", n))
-	fmt.Fprintf(j.opts.Stderr, "git-agent: checking %s (%d checks)\n", result[:12], len(checks))
+	noun := "checks"
+	if len(checks) == 1 {
+		noun = "check"
+	}
+	fmt.Fprintf(j.opts.Stderr, "git-agent: checking %s (%d %s)\n", result[:12], len(checks), noun)
 	start := time.Now()
 	c, err := j.newCheckout(ctx, result)
 	defer j.removeCheckout(c)

@@ -82,7 +82,7 @@ func writeOutcome(w io.Writer, o *verify.Outcome) {
 	case o.Passed:
 		verdict = "passed"
 	}
-	fmt.Fprintf(w, "outcome of attempt %d on %s: %s (%d ms, checks %s)\n", o.Attempt, shortID(o.Commit), verdict, o.DurationMS, shortDigest(o.Config))
+	fmt.Fprintf(w, "outcome of attempt %d on %s: %s (%s, checks %s)\n", o.Attempt, shortID(o.Commit), verdict, duration(o.DurationMS), shortDigest(o.Config))
 	if len(o.Checks) == 0 {
 		fmt.Fprintln(w, "  no checks ran: nothing was verified")
 	}

@@ -99,7 +99,7 @@ func TestWriteShow(t *testing.T) {
 		"base     " + strings.Repeat("b", 40) + " refs/heads/main\n",
 		"branch   refs/heads/agent/r1\n",
 		"attempts 1, agent exit 0, network off\n",
-		"outcome of attempt 1 on cccccccccccc: failed (1234 ms, checks sha256:dddddddddddd)\n",
+		"outcome of attempt 1 on cccccccccccc: failed (1.2s, checks sha256:dddddddddddd)\n",
 		"  ✓ vet ",
 		"  ✗ test ",
 		" go test ./... (exit 1)\n",
@@ -132,7 +132,7 @@ func TestWriteShow(t *testing.T) {
 		var b bytes.Buffer
 		WriteShow(&b, &refs.Record{ID: "r4"}, o, "")
 		out := b.String()
-		for _, want := range []string{": failed (1234 ms", "  ✓ test ", "every check passed; the agent's exit status failed the attempt\n"} {
+		for _, want := range []string{": failed (1.2s", "  ✓ test ", "every check passed; the agent's exit status failed the attempt\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("WriteShow output lacks %q:\n%s", want, out)
 			}
@@ -161,7 +161,7 @@ func TestWriteShow(t *testing.T) {
 		var b bytes.Buffer
 		WriteShow(&b, &refs.Record{ID: "r2", State: refs.StatePassed, Landed: "abc", LandedInto: "refs/heads/main"}, outcome(), "")
 		out := b.String()
-		for _, want := range []string{": passed (1234 ms", "nothing was verified", "landed   abc into refs/heads/main\n"} {
+		for _, want := range []string{": passed (1.2s", "nothing was verified", "landed   abc into refs/heads/main\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("WriteShow output lacks %q:\n%s", want, out)
 			}
