@@ -115,10 +115,11 @@ func RunCommits(ctx context.Context, repo *gitx.Repo, rec *refs.Record) []string
 	return out
 }
 
-// Diffstat returns "git diff --stat" of base..result, with external diff
+// Diffstat returns "git diff --stat" of base..result (at most 50 files
+// listed, then git's "..." line), with external diff
 // drivers and textconv off.
 func Diffstat(ctx context.Context, repo *gitx.Repo, base, result string) string {
-	s, _ := repo.Git().Run(ctx, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv", base, result, "--")
+	s, _ := repo.Git().Run(ctx, "diff", "--stat", "--stat-count=50", "--no-color", "--no-ext-diff", "--no-textconv", base, result, "--")
 	return s
 }
 
