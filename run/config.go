@@ -80,16 +80,22 @@ func LoadConfig(ctx context.Context, repo *gitx.Repo, base, configFile string) (
 	return config.Merge(layers...), nil
 }
 
-// parseNetwork reads --network: "on", "off" or a comma-separated host list.
+// parseNetwork reads --network: "on" (or "true"), "off" (or "false"),
+// or a comma-separated host list of dotted names, IP literals or localhost.
 func parseNetwork(s string) (config.Network, bool) {
 	switch s {
-	case "on", "off":
-		return config.Network{Mode: s}, true
+	case "on", "true":
+		return config.Network{Mode: "on"}, true
+	case "off", "false":
+		return config.Network{Mode: "off"}, true
 	}
 	var hosts []string
 	for _, h := range strings.Split(s, ",") {
 		h = strings.TrimSpace(h)
-		if h == "" || strings.ContainsAny(h, " /@") {
+		// A host is a dotted name, an IP literal or localhost: a single
+		// word is a typo of on/off, not a host to allow.
+		if h == "" || strings.ContainsAny(h, " /@") ||
+			(!strings.ContainsAny(h, ".:") && h != "localhost") {
 			return config.Network{}, false
 		}
 		hosts = append(hosts, h)

@@ -33,6 +33,11 @@ func TestParseNetwork(t *testing.T) {
 		{"a example", config.Network{}, false},
 		{"https://a.example", config.Network{}, false},
 		{"user@a.example", config.Network{}, false},
+		{"true", config.Network{Mode: "on"}, true},
+		{"false", config.Network{Mode: "off"}, true},
+		{"onn", config.Network{}, false},
+		{"localhost", config.Network{Mode: config.NetworkHosts, Hosts: []string{"localhost"}}, true},
+		{"127.0.0.1,::1", config.Network{Mode: config.NetworkHosts, Hosts: []string{"127.0.0.1", "::1"}}, true},
 	}
 	for _, tt := range tests {
 		got, ok := parseNetwork(tt.in)
