@@ -64,21 +64,14 @@ func (r *Repo) TreeOf(ctx context.Context, commit string) (string, error) {
 // ReadBlob returns the content of path in commit, and false when there is
 // no such file (a missing path is not an error).
 func (r *Repo) ReadBlob(ctx context.Context, commit, path string) ([]byte, bool, error) {
-	out, err := r.Git().Exec(ctx, Cmd{Args: []string{"cat-file", "--batch"},
-		Stdin: strings.NewReader(commit + ":" + path + "\n")})
+	objs, err := r.Git().CatBatch(ctx, []string{commit + ":" + path})
 	if err != nil {
 		return nil, false, err
 	}
-	header, body, _ := bytes.Cut(out, []byte("\n"))
-	f := strings.Fields(string(header))
-	if len(f) != 3 || f[1] != "blob" {
+	if objs[0].Missing || objs[0].Type != "blob" {
 		return nil, false, nil
 	}
-	var n int
-	if _, err := fmt.Sscanf(f[2], "%d", &n); err != nil || n > len(body) {
-		return nil, false, fmt.Errorf("cat-file: bad size in %q", header)
-	}
-	return body[:n], true, nil
+	return objs[0].Data, true, nil
 }
 
 // RefUpdate is one compare-and-swap update of a ref transaction: Old ""

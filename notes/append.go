@@ -59,7 +59,7 @@ func Append(ctx context.Context, git gitx.Runner, ref, object string, lines [][]
 	index := filepath.Join(tmp, "index")
 
 	for attempt := 0; ; attempt++ {
-		old, err := tip(ctx, git, ref)
+		old, err := git.Tip(ctx, ref)
 		if err != nil {
 			return err
 		}
@@ -75,15 +75,15 @@ func Append(ctx context.Context, git gitx.Runner, ref, object string, lines [][]
 		if err == nil {
 			return nil
 		}
-		now, terr := tip(ctx, git, ref)
-		if terr != nil || !lostRace(err, old, now) {
+		now, terr := git.Tip(ctx, ref)
+		if terr != nil || !gitx.LostRace(err, old, now) {
 			return err // not a race: a real failure
 		}
-		if attempt+1 >= casAttempts {
+		if attempt+1 >= gitx.CASAttempts {
 			return errfmt.Wrap(errfmt.ErrRefRace, err, ref+" kept changing while git-agent appended to it",
 				"appending a note to "+oid, "run the command again")
 		}
-		if err := backoff(ctx, attempt+1); err != nil {
+		if err := gitx.Backoff(ctx, attempt+1); err != nil {
 			return err
 		}
 	}
@@ -158,14 +158,14 @@ func locate(ctx context.Context, git gitx.Runner, commit, oid string) ([]note, s
 	for _, d := range dirs {
 		names = append(names, commit+":"+d)
 	}
-	objs, err := catBatch(ctx, git, names)
+	objs, err := git.CatBatch(ctx, names)
 	if err != nil {
 		return nil, "", err
 	}
 	var found []note
 	for i, o := range objs[:len(paths)] {
-		if !o.missing && o.typ == "blob" {
-			found = append(found, note{path: paths[i], blob: o.oid, data: o.data})
+		if !o.Missing && o.Type == "blob" {
+			found = append(found, note{path: paths[i], blob: o.OID, data: o.Data})
 		}
 	}
 	if len(found) > 0 {
@@ -173,7 +173,7 @@ func locate(ctx context.Context, git gitx.Runner, commit, oid string) ([]note, s
 	}
 	path := oid
 	for i, o := range objs[len(paths):] {
-		if o.missing || o.typ != "tree" {
+		if o.Missing || o.Type != "tree" {
 			break
 		}
 		path = paths[i+1]

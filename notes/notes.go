@@ -63,7 +63,7 @@ func Read(ctx context.Context, git gitx.Runner, ref, object string) ([][]byte, e
 // exist. Tree entries that are not notes (not hex once the fanout slashes
 // are removed) are ignored.
 func Objects(ctx context.Context, git gitx.Runner, ref string) ([]string, error) {
-	t, err := tip(ctx, git, ref)
+	t, err := git.Tip(ctx, ref)
 	if err != nil || t == "" {
 		return nil, err
 	}
@@ -137,14 +137,14 @@ func findNote(ctx context.Context, git gitx.Runner, treeish, oid string) ([]note
 	for i, p := range paths {
 		names[i] = treeish + ":" + p
 	}
-	objs, err := catBatch(ctx, git, names)
+	objs, err := git.CatBatch(ctx, names)
 	if err != nil {
 		return nil, err
 	}
 	var out []note
 	for i, o := range objs {
-		if !o.missing && o.typ == "blob" {
-			out = append(out, note{path: paths[i], blob: o.oid, data: o.data})
+		if !o.Missing && o.Type == "blob" {
+			out = append(out, note{path: paths[i], blob: o.OID, data: o.Data})
 		}
 	}
 	return out, nil

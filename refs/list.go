@@ -40,7 +40,7 @@ func (s Store) List(ctx context.Context) ([]*Record, error) {
 	for i, id := range ids {
 		names[i] = RecordRef(id) + ":" + RecordFile
 	}
-	objs, err := catBatch(ctx, s.Git, names)
+	objs, err := s.Git.CatBatch(ctx, names)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (s Store) Save(ctx context.Context, rec *Record, outputLog []byte, message 
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		old, err := tip(ctx, s.Git, ref)
+		old, err := s.Git.Tip(ctx, ref)
 		if err != nil {
 			return err
 		}
@@ -109,15 +109,15 @@ func (s Store) Save(ctx context.Context, rec *Record, outputLog []byte, message 
 		if err == nil {
 			return nil
 		}
-		now, terr := tip(ctx, s.Git, ref)
-		if terr != nil || !lostRace(err, old, now) {
+		now, terr := s.Git.Tip(ctx, ref)
+		if terr != nil || !gitx.LostRace(err, old, now) {
 			return err // not a race: a real failure
 		}
-		if attempt+1 >= casAttempts {
+		if attempt+1 >= gitx.CASAttempts {
 			return errfmt.Wrap(errfmt.ErrRefRace, err, "the record of run "+rec.ID+" kept changing",
 				"saving "+ref, "run the command again; git agent ls shows the run's state")
 		}
-		if err := backoff(ctx, attempt+1); err != nil {
+		if err := gitx.Backoff(ctx, attempt+1); err != nil {
 			return err
 		}
 	}
@@ -192,7 +192,7 @@ func (s Store) OutputLog(ctx context.Context, id string) ([]byte, error) {
 	if !ValidID(id) {
 		return nil, noRun(id)
 	}
-	objs, err := catBatch(ctx, s.Git, []string{RecordRef(id), RecordRef(id) + ":" + OutputFile})
+	objs, err := s.Git.CatBatch(ctx, []string{RecordRef(id), RecordRef(id) + ":" + OutputFile})
 	if err != nil {
 		return nil, err
 	}
@@ -206,16 +206,16 @@ func (s Store) OutputLog(ctx context.Context, id string) ([]byte, error) {
 }
 
 // readTip returns file in the tip of run id's record, or ERR_NO_RUN.
-func (s Store) readTip(ctx context.Context, id, file string) (batchObject, error) {
+func (s Store) readTip(ctx context.Context, id, file string) (gitx.BatchObject, error) {
 	if !ValidID(id) {
-		return batchObject{}, noRun(id)
+		return gitx.BatchObject{}, noRun(id)
 	}
-	objs, err := catBatch(ctx, s.Git, []string{RecordRef(id) + ":" + file})
+	objs, err := s.Git.CatBatch(ctx, []string{RecordRef(id) + ":" + file})
 	if err != nil {
-		return batchObject{}, err
+		return gitx.BatchObject{}, err
 	}
 	if objs[0].Missing || objs[0].Type != "blob" {
-		return batchObject{}, noRun(id)
+		return gitx.BatchObject{}, noRun(id)
 	}
 	return objs[0], nil
 }
@@ -240,7 +240,7 @@ func (s Store) History(ctx context.Context, id string) ([]string, error) {
 	if !ValidID(id) {
 		return nil, noRun(id)
 	}
-	old, err := tip(ctx, s.Git, RecordRef(id))
+	old, err := s.Git.Tip(ctx, RecordRef(id))
 	if err != nil {
 		return nil, err
 	}
