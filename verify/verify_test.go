@@ -124,8 +124,8 @@ func TestRunTimeout(t *testing.T) {
 	cs[0].Timeout = 50 * time.Millisecond
 	start := time.Now()
 	res := Run(context.Background(), cs, fakeExec(&ran, &sync.Mutex{}), nil)
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("took %v", el)
+	if el := time.Since(start); el > time.Minute { // a bound, not a speed assertion
+		t.Fatalf("the timeout did not stop the check: took %v", el)
 	}
 	if r := res[0]; !r.TimedOut || r.Signal != "SIGKILL" {
 		t.Errorf("hang result = %+v", r)
