@@ -15,7 +15,10 @@ fi
 export PATH="$root/bin:$PATH"
 
 mod=github.com/spf13/pflag
-src=$(cd "$root" && go list -m -f '{{.Dir}}' "$mod")
+# go list -m names no directory for a module that is not downloaded yet (a
+# fresh machine's empty module cache): download it first.
+src=$(cd "$root" && go mod download "$mod" && go list -m -f '{{.Dir}}' "$mod")
+[ -n "$src" ] || { echo "demo: $mod is not in the module cache" >&2; exit 1; }
 demo=$(mktemp -d "${TMPDIR:-/tmp}/git-agent-demo.XXXXXX")
 export HOME="$demo/home" XDG_DATA_HOME="$demo/home/.local/share" XDG_CACHE_HOME="$demo/home/.cache" XDG_CONFIG_HOME="$demo/home/.config"
 mkdir -p "$HOME"

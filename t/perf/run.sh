@@ -12,7 +12,7 @@ N=${N:-7}
 export PATH="$root/bin:$PATH"
 
 mod=${PERF_MODULE:-golang.org/x/sys}
-src=$(cd "$root" && go list -m -f '{{.Dir}}' "$mod" 2>/dev/null || true)
+src=$(cd "$root" && go mod download "$mod" 2>/dev/null && go list -m -f '{{.Dir}}' "$mod" 2>/dev/null || true)
 work=$(mktemp -d "${TMPDIR:-/tmp}/git-agent-perf.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_DATA_HOME="$work/home/.local/share" XDG_CACHE_HOME="$work/home/.cache" XDG_CONFIG_HOME="$work/home/.config"
