@@ -15,9 +15,11 @@ vet:
 	$(GO) vet ./...
 
 # The whole test suite: unit tests beside the code and the t/ scenarios
-# against the built binary, with real git and real bubblewrap.
+# against the built binary, with real git and real bubblewrap. The timeout
+# is a bound for a hang, above go test's 10m default: t/ takes minutes on a
+# loaded 2-core machine with cold caches, and CI stops at 90.
 test: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 40m ./...
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
