@@ -29,7 +29,7 @@ func backend(t *testing.T) (*httptest.Server, string) {
 
 // startProxy serves a proxy for hosts on a unix socket and returns a dialer
 // for it and the log's buffer.
-func startProxy(t *testing.T, hosts []string, o Options) (func() net.Conn, *bytes.Buffer) {
+func startProxy(t *testing.T, hosts []string, o Options) (func() net.Conn, *syncBuffer) {
 	t.Helper()
 	a, err := ParseAllowlist(hosts)
 	if err != nil {
@@ -58,7 +58,7 @@ func startProxy(t *testing.T, hosts []string, o Options) (func() net.Conn, *byte
 		}
 		t.Cleanup(func() { c.Close() })
 		return c
-	}, &buf.Buffer
+	}, buf
 }
 
 type syncBuffer struct {
@@ -70,6 +70,13 @@ func (s *syncBuffer) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.Buffer.Write(b)
+}
+
+// String reads the log under the lock the proxy's goroutines write with.
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Buffer.String()
 }
 
 // roundTrip writes a raw request on c and returns the status code and body.
