@@ -195,7 +195,10 @@ func TestRunCancel(t *testing.T) {
 	needBwrap(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	p := testPolicy(t, "sh", "-c", "sleep 61.25 & sleep 61.25; wait")
+	// The marker is unique to this test process: a concurrent run of the
+	// same test elsewhere on the machine is not this run's leftover.
+	marker := fmt.Sprintf("61.%d", os.Getpid())
+	p := testPolicy(t, "sh", "-c", "sleep "+marker+" & sleep "+marker+"; wait")
 	code, err := Run(ctx, p, nil, nil, nil)
 	var e *errfmt.Error
 	if !errors.As(err, &e) || e.Code != errfmt.ErrCanceled {
@@ -210,7 +213,7 @@ func TestRunCancel(t *testing.T) {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if strings.Contains(string(b), "61.25") {
+		if strings.Contains(string(b), marker) {
 			t.Errorf("process %s outlived the run: %q", e.Name(), b)
 		}
 	}
@@ -239,7 +242,8 @@ func TestRunCancelIgnoringTERM(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	p := testPolicy(t, "sh", "-c", "trap '' TERM; sleep 62.25 & while :; do sleep 0.1; done")
+	marker := fmt.Sprintf("62.%d", os.Getpid()) // unique, as in TestRunCancel
+	p := testPolicy(t, "sh", "-c", "trap '' TERM; sleep "+marker+" & while :; do sleep 0.1; done")
 	_, err := Run(ctx, p, nil, nil, nil)
 	var e *errfmt.Error
 	if !errors.As(err, &e) || e.Code != errfmt.ErrCanceled {
@@ -254,7 +258,7 @@ func TestRunCancelIgnoringTERM(t *testing.T) {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if strings.Contains(string(b), "62.25") {
+		if strings.Contains(string(b), marker) {
 			t.Errorf("process %s outlived the run: %q", e.Name(), b)
 		}
 	}

@@ -178,6 +178,11 @@ func state(t *testing.T, dir string, env []string, id string) string {
 	return show.Record.State
 }
 
+// sleepArg returns an argument for sleep that is unique to this test
+// process (n.<pid>), so that alive does not see another suite's sleep when
+// several run on one machine.
+func sleepArg(n int) string { return fmt.Sprintf("%d.%d", n, os.Getpid()) }
+
 // alive reports whether a process whose command line is exactly argv runs.
 func alive(argv ...string) bool {
 	want := strings.Join(argv, "\x00") + "\x00"
@@ -231,7 +236,7 @@ func TestTerminalResize(t *testing.T) {
 func TestTerminalCtrlC(t *testing.T) {
 	needSandbox(t)
 	dir := t.TempDir()
-	tm := startTerm(t, dir, ptyEnv(t, dir), "exec", "--", "sh", "-c", "echo ready; sleep 1001; echo after")
+	tm := startTerm(t, dir, ptyEnv(t, dir), "exec", "--", "sh", "-c", "echo ready; sleep "+sleepArg(1001)+"; echo after")
 	tm.expect("ready")
 	tm.send("\x03")
 	if code := tm.wait(); code != 130 {
@@ -240,7 +245,7 @@ func TestTerminalCtrlC(t *testing.T) {
 	if strings.Contains(tm.all(), "after") {
 		t.Error("the shell went on after Ctrl-C")
 	}
-	if alive("sleep", "1001") {
+	if alive("sleep", sleepArg(1001)) {
 		t.Error("sleep 1001 outlived the sandbox")
 	}
 }
@@ -249,7 +254,7 @@ func TestTerminalDoubleCtrlCCancelsRun(t *testing.T) {
 	needSandbox(t)
 	repo, env := repoDir(t)
 	tm := startTerm(t, repo, env, "run", "--no-verify", "sh", "-c",
-		`trap "" INT; echo work > work.txt; echo ready; sleep 1002`)
+		`trap "" INT; echo work > work.txt; echo ready; sleep `+sleepArg(1002))
 	id := tm.expect(`(?m)^([0-9a-z]+)\r?$`)[1]
 	tm.expect("ready")
 	tm.send("\x03\x03")
@@ -259,7 +264,7 @@ func TestTerminalDoubleCtrlCCancelsRun(t *testing.T) {
 	if s := state(t, repo, env, id); s != "canceled" {
 		t.Errorf("state %q, want canceled", s)
 	}
-	if alive("sleep", "1002") {
+	if alive("sleep", sleepArg(1002)) {
 		t.Error("sleep 1002 outlived the run")
 	}
 	out, _, _ := gitAgent(t, repo, env, "logs", id)
@@ -276,7 +281,7 @@ func TestTerminalDoubleCtrlCCancelsRun(t *testing.T) {
 func TestTerminalCancelCommand(t *testing.T) {
 	needSandbox(t)
 	repo, env := repoDir(t)
-	tm := startTerm(t, repo, env, "run", "--no-verify", "sh", "-c", "echo work > work.txt; echo ready; sleep 1003")
+	tm := startTerm(t, repo, env, "run", "--no-verify", "sh", "-c", "echo work > work.txt; echo ready; sleep "+sleepArg(1003))
 	id := tm.expect(`(?m)^([0-9a-z]+)\r?$`)[1]
 	tm.expect("ready")
 	_, errs, code := gitAgent(t, repo, env, "cancel", id)
@@ -293,7 +298,7 @@ func TestTerminalCancelCommand(t *testing.T) {
 	if out, _, _ := gitAgent(t, repo, env, "show", id); !strings.Contains(out, "agent exit -1,") {
 		t.Errorf("show of a canceled run:\n%s", out)
 	}
-	if alive("sleep", "1003") {
+	if alive("sleep", sleepArg(1003)) {
 		t.Error("sleep 1003 outlived the run")
 	}
 	_, errs, code = gitAgent(t, repo, env, "cancel", id)
@@ -323,7 +328,7 @@ for name in ("TIOCSTI", "TIOCLINUX"):
 
 func TestTerminalHostSignalRefused(t *testing.T) {
 	needSandbox(t)
-	host := exec.Command("sleep", "1004")
+	host := exec.Command("sleep", sleepArg(1004))
 	if err := host.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +342,7 @@ func TestTerminalHostSignalRefused(t *testing.T) {
 	if err := host.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("host process %d died: %v", pid, err)
 	}
-	if !alive("sleep", "1004") {
+	if !alive("sleep", sleepArg(1004)) {
 		t.Error("the host's sleep 1004 is gone")
 	}
 }
