@@ -198,6 +198,21 @@ func alive(argv ...string) bool {
 	return false
 }
 
+// gone reports whether no process whose command line is exactly argv runs,
+// waiting up to guard for one that was sent SIGKILL to be reaped (git-agent
+// returns when bwrap is gone; the namespace's last processes may lag on a
+// loaded machine).
+func gone(argv ...string) bool {
+	deadline := time.Now().Add(guard)
+	for alive(argv...) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
+
 func needSandbox(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("bwrap"); err != nil {
@@ -245,7 +260,7 @@ func TestTerminalCtrlC(t *testing.T) {
 	if strings.Contains(tm.all(), "after") {
 		t.Error("the shell went on after Ctrl-C")
 	}
-	if alive("sleep", sleepArg(1001)) {
+	if !gone("sleep", sleepArg(1001)) {
 		t.Error("sleep 1001 outlived the sandbox")
 	}
 }
@@ -264,7 +279,7 @@ func TestTerminalDoubleCtrlCCancelsRun(t *testing.T) {
 	if s := state(t, repo, env, id); s != "canceled" {
 		t.Errorf("state %q, want canceled", s)
 	}
-	if alive("sleep", sleepArg(1002)) {
+	if !gone("sleep", sleepArg(1002)) {
 		t.Error("sleep 1002 outlived the run")
 	}
 	out, _, _ := gitAgent(t, repo, env, "logs", id)
@@ -298,7 +313,7 @@ func TestTerminalCancelCommand(t *testing.T) {
 	if out, _, _ := gitAgent(t, repo, env, "show", id); !strings.Contains(out, "agent exit -1,") {
 		t.Errorf("show of a canceled run:\n%s", out)
 	}
-	if alive("sleep", sleepArg(1003)) {
+	if !gone("sleep", sleepArg(1003)) {
 		t.Error("sleep 1003 outlived the run")
 	}
 	_, errs, code = gitAgent(t, repo, env, "cancel", id)
