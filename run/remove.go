@@ -3,6 +3,8 @@ package run
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agent/git-agent/errfmt"
@@ -16,6 +18,10 @@ import (
 func Remove(ctx context.Context, repo *gitx.Repo, rec *refs.Record, purge bool) error {
 	if refs.IsLocked(rec.RuntimeDir + "/" + refs.LockFile) {
 		return errfmt.New(errfmt.ErrRunLive, "run "+rec.ID+" is still running", "removing run "+rec.ID, "wait for it to finish, or stop it with Ctrl-C")
+	}
+	if _, err := os.Lstat(rec.Worktree); err == nil && !ownsWorktree(repo, rec) {
+		return errfmt.New(errfmt.ErrWorktree, "run "+rec.ID+"'s record names "+rec.Worktree+", which git-agent did not make for it",
+			"removing run "+rec.ID, "remove that directory by hand if it is yours, then run git worktree prune")
 	}
 	if err := repo.WorktreeRemove(ctx, rec.Worktree, rec.AdminDir); err != nil {
 		return err
@@ -40,4 +46,26 @@ func Remove(ctx context.Context, repo *gitx.Repo, rec *refs.Record, purge bool) 
 		return nil
 	}
 	return repo.UpdateRefs(ctx, "git-agent: purge run "+rec.ID, ups...)
+}
+
+// ownsWorktree reports whether rec.Worktree is the directory git-agent made
+// for run rec, and so may be deleted: an absolute path whose last element is
+// the run id, either in the default worktrees directory or named by git's
+// own admin dir for it (under $GIT_COMMON_DIR/worktrees, its gitdir file).
+// A record fetched from elsewhere, or edited, cannot make rm or gc delete an
+// arbitrary directory.
+func ownsWorktree(repo *gitx.Repo, rec *refs.Record) bool {
+	wt := filepath.Clean(rec.Worktree)
+	if !filepath.IsAbs(wt) || filepath.Base(wt) != rec.ID || !refs.ValidID(rec.ID) {
+		return false
+	}
+	if strings.HasPrefix(wt, WorktreesDir(repo, "")+string(filepath.Separator)) {
+		return true
+	}
+	admin := filepath.Clean(rec.AdminDir)
+	if !strings.HasPrefix(admin, filepath.Join(repo.CommonDir, "worktrees")+string(filepath.Separator)) {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	return err == nil && filepath.Clean(strings.TrimSpace(string(b))) == filepath.Join(wt, ".git")
 }

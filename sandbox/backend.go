@@ -88,7 +88,7 @@ func (c Choice) Summary() string {
 		}
 		return fmt.Sprintf("sandbox landlock (ABI %d; %s): holds: no capabilities, no_new_privs; reads and writes only in the allowlist; "+
 			"the user's .git unreachable; scrubbed environment; network off denies TCP and (seccomp) every UDP, raw, packet and MPTCP socket; TIOCSTI refused; %s. "+
-			"Does NOT hold: hiding inside allowed trees, own PID namespace (host processes visible, a daemonized child can outlive the run), "+
+			"Does NOT hold: hiding inside allowed trees, own PID namespace (host processes visible), "+
 			"host unix sockets reachable by path (docker.sock, ssh-agent), network host lists (run as off), a private /tmp (denied instead), a read-only .git gitfile (restored after each command). `git agent doctor` for the fix", c.ABI, why, scoped)
 	case BackendNone:
 		return "sandbox none (asked for): NO isolation; the command runs with your privileges and files, only the environment is scrubbed"

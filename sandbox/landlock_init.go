@@ -50,7 +50,16 @@ func LandlockABI() int {
 //
 // Then it reports on ReportFD and execs argv like Init. Failures return
 // InitExitRefused after "fail <reason>" on ReportFD.
+//
+// The shim started by the host does not confine itself: it runs as
+// ReapedRun a second copy of itself with "--inner" (which does all of the
+// above and execs argv) and outlives it, out of the agent's reach, to kill
+// whatever the agent left behind.
 func LandlockInit(args []string) int {
+	inner := len(args) > 0 && args[0] == innerFlag
+	if inner {
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -78,6 +87,13 @@ func LandlockInit(args []string) int {
 	}
 	if len(args) == 0 {
 		return refuse(fmt.Errorf("no command given to %s", LandlockInitCommand))
+	}
+	if plan.Enforce && !inner {
+		code, err := runInner(plan, args)
+		if err != nil {
+			return refuse(err)
+		}
+		return code
 	}
 	if plan.Enforce {
 		if err := dropCapabilities(); err != nil {

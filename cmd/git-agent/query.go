@@ -154,17 +154,22 @@ func cmdLogs(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// A live run's output grows in its runtime dir; a finished one is in the record.
+	// A live run's output grows in its runtime dir; a finished one is in the
+	// record. Either is the agent's: only what paints reaches the terminal.
 	if f, err := os.Open(run.NewLayout(repo, rec.ID, "").Output); err == nil && rec.Live() {
 		defer f.Close()
-		_, err = io.Copy(e.stdout, f)
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return 0, err
+		}
+		_, err = e.stdout.Write(run.TerminalSafe(b))
 		return 0, err
 	}
 	out, err := run.Store(repo).OutputLog(ctx, rec.ID)
 	if err != nil {
 		return 0, err
 	}
-	_, err = e.stdout.Write(out)
+	_, err = e.stdout.Write(run.TerminalSafe(out))
 	return 0, err
 }
 
