@@ -197,7 +197,7 @@ func TestRunCancel(t *testing.T) {
 	defer cancel()
 	// The marker is unique to this test process: a concurrent run of the
 	// same test elsewhere on the machine is not this run's leftover.
-	marker := fmt.Sprintf("61.%d", os.Getpid())
+	marker := fmt.Sprintf("61.%07d", os.Getpid()) // fixed width: no marker is a prefix of another
 	p := testPolicy(t, "sh", "-c", "sleep "+marker+" & sleep "+marker+"; wait")
 	code, err := Run(ctx, p, nil, nil, nil)
 	var e *errfmt.Error
@@ -238,7 +238,7 @@ func TestRunCancelIgnoringTERM(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	marker := fmt.Sprintf("62.%d", os.Getpid()) // unique, as in TestRunCancel
+	marker := fmt.Sprintf("62.%07d", os.Getpid()) // unique, as in TestRunCancel
 	p := testPolicy(t, "sh", "-c", "trap '' TERM; sleep "+marker+" & while :; do sleep 0.1; done")
 	_, err := Run(ctx, p, nil, nil, nil)
 	var e *errfmt.Error
