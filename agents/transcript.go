@@ -17,9 +17,10 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/git-agent/git-agent/verify"
 )
 
 // Bounds on one import (bytes or counts).
@@ -253,18 +254,9 @@ func oneLine(s string, n int) string {
 	return bound(strings.Join(strings.Fields(s), " "), n)
 }
 
-// bound cuts s to at most n bytes at a UTF-8 boundary, marking a cut "…".
-func bound(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
-}
+// bound trims s and cuts it to at most n bytes at a UTF-8 boundary,
+// marking a cut "…".
+func bound(s string, n int) string { return verify.Clip(strings.TrimSpace(s), n) }
 
 // addText appends assistant text to pending, keeping its last MaxRationale
 // bytes (the text nearest the call explains it best).
@@ -277,13 +269,7 @@ func addText(pending *string, text string) {
 	if *pending != "" {
 		s = *pending + "\n" + text
 	}
-	if len(s) > 4*MaxRationale {
-		s = s[len(s)-4*MaxRationale:]
-		for len(s) > 0 && !utf8.RuneStart(s[0]) {
-			s = s[1:]
-		}
-	}
-	*pending = s
+	*pending = verify.Tail([]byte(s), 4*MaxRationale)
 }
 
 // takeRationale returns the pending text, bounded, and clears it.
@@ -291,11 +277,7 @@ func takeRationale(pending *string) string {
 	s := *pending
 	*pending = ""
 	if len(s) > MaxRationale {
-		s = s[len(s)-MaxRationale:]
-		for len(s) > 0 && !utf8.RuneStart(s[0]) {
-			s = s[1:]
-		}
-		s = "…" + s
+		return "…" + verify.Tail([]byte(s), MaxRationale)
 	}
 	return s
 }

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/git-agent/git-agent/verify"
 	"io"
 	"os"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-agent/git-agent/jsonl"
 	"github.com/git-agent/git-agent/notes"
@@ -97,14 +97,5 @@ func (j *job) flushDecisions(ctx context.Context, result string) {
 	j.pending = nil
 }
 
-// clip bounds s to maxField bytes, cut at a UTF-8 boundary.
-func clip(s string) string {
-	if len(s) <= maxField {
-		return s
-	}
-	s = s[:maxField]
-	for i := 0; i < utf8.UTFMax && !utf8.ValidString(s); i++ {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
-}
+// clip bounds an agent-written field to maxField bytes (verify.Clip).
+func clip(s string) string { return verify.Clip(s, maxField) }

@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // MaxPromptBytes bounds a repair prompt (bytes, UTF-8): an agent's command
@@ -27,10 +26,10 @@ func RepairPrompt(next, max int, results []CheckResult, agentExit int) string {
 	f, ok := FirstFailure(results)
 	if !ok {
 		fmt.Fprintf(&head, "The checks passed, but your previous attempt exited with status %d. Finish the task and exit 0.\n", agentExit)
-		return clipFront(head.String(), MaxPromptBytes)
+		return Tail([]byte(head.String()), MaxPromptBytes)
 	}
-	fmt.Fprintf(&head, "The check %q failed on your previous attempt.\n", clipBack(StripControl(f.Name), 256))
-	fmt.Fprintf(&head, "command: %s\n", clipBack(StripControl(f.Command), 1024))
+	fmt.Fprintf(&head, "The check %q failed on your previous attempt.\n", Clip(StripControl(f.Name), 256))
+	fmt.Fprintf(&head, "command: %s\n", Clip(StripControl(f.Command), 1024))
 	switch {
 	case f.TimedOut:
 		fmt.Fprintf(&head, "result: timed out after %d ms and was killed\n", f.DurationMS)
@@ -47,9 +46,9 @@ func RepairPrompt(next, max int, results []CheckResult, agentExit int) string {
 	}
 	room := MaxPromptBytes - head.Len() - len(label) - len(foot)
 	if room < 0 {
-		return clipFront(head.String()+foot, MaxPromptBytes)
+		return Tail([]byte(head.String()+foot), MaxPromptBytes)
 	}
-	return head.String() + label + clipFront(out, room) + foot
+	return head.String() + label + Tail([]byte(out), room) + foot
 }
 
 // lastLines returns the last n lines of s (without a trailing newline).
@@ -63,31 +62,6 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// clipBack returns the first n bytes of s at a rune boundary, with "…"
-// when it was cut.
-func clipBack(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
-}
-
-// clipFront returns the last n bytes of s at a rune boundary.
-func clipFront(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && !utf8.RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return s
 }
 
 // Repeats reports whether tree equals one of earlier (the result trees of

@@ -23,6 +23,20 @@ func Tail(b []byte, n int) string {
 	return string(b[start:])
 }
 
+// Clip returns the first n bytes of s, cut back to a UTF-8 rune boundary,
+// with "…" appended when anything was cut (so the result may be up to 3
+// bytes longer than n). It is how git-agent bounds agent-written fields.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:max(n, 0)]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
 // ansiRE matches terminal escape sequences: CSI (ESC [ ... final), OSC
 // (ESC ] ... BEL or ESC \), C1 CSI, and other ESC sequences (ESC, any
 // intermediate bytes, one final byte: "ESC ( B", "ESC 7").
