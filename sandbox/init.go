@@ -60,11 +60,7 @@ func Init(args []string) int {
 		args = args[1:]
 	}
 	report := reportFile()
-	say := func(kind, msg string) {
-		if report != nil {
-			fmt.Fprintf(report, "%s %s\n", kind, strings.ReplaceAll(msg, "\n", " "))
-		}
-	}
+	say := sayer(report)
 	if len(args) == 0 {
 		msg := "no command given to " + InitCommand
 		fmt.Fprintln(os.Stderr, "git-agent: "+msg)
@@ -98,6 +94,15 @@ func Init(args []string) int {
 			return InitExitRefused
 		}
 	}
+	return execCommand(args, report, say)
+}
+
+// execCommand is the last step of both init shims: it looks args[0] up on
+// PATH, reports "ok", closes ReportFD (when report is it) on exec, and replaces the process with
+// the command (the current environment). It returns only when that fails:
+// InitExitNotFound or InitExitNoExec, after printing the reason and
+// reporting "exec <reason>".
+func execCommand(args []string, report *os.File, say func(kind, msg string)) int {
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		msg := fmt.Sprintf("%s: not found on PATH inside the sandbox (PATH=%s)", args[0], os.Getenv("PATH"))
@@ -106,11 +111,25 @@ func Init(args []string) int {
 		return InitExitNotFound
 	}
 	say("ok", "")
+	if report != nil {
+		syscall.CloseOnExec(ReportFD)
+	}
 	err = syscall.Exec(path, args, os.Environ())
 	msg := fmt.Sprintf("%s: %v", path, err)
 	fmt.Fprintln(os.Stderr, "git-agent: cannot run "+msg)
 	say("exec", msg)
 	return InitExitNoExec
+}
+
+// sayer returns the function the shims report with: one line
+// "<kind> <msg>" on report (newlines in msg become spaces), nothing when
+// report is nil.
+func sayer(report *os.File) func(kind, msg string) {
+	return func(kind, msg string) {
+		if report != nil {
+			fmt.Fprintf(report, "%s %s\n", kind, strings.ReplaceAll(msg, "\n", " "))
+		}
+	}
 }
 
 // reportFile returns ReportFD as a file when it is an open pipe, else nil

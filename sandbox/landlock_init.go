@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -65,11 +63,7 @@ func LandlockInit(args []string) int {
 	}
 	runtime.LockOSThread() // capabilities are per thread: drop and exec on this one
 	report := reportFile()
-	say := func(kind, msg string) {
-		if report != nil {
-			fmt.Fprintf(report, "%s %s\n", kind, strings.ReplaceAll(msg, "\n", " "))
-		}
-	}
+	say := sayer(report)
 	refuse := func(err error) int {
 		fmt.Fprintln(os.Stderr, "git-agent: landlock sandbox refused to start: "+err.Error())
 		say("fail", err.Error())
@@ -112,22 +106,7 @@ func LandlockInit(args []string) int {
 			return refuse(err)
 		}
 	}
-	path, err := exec.LookPath(args[0])
-	if err != nil {
-		msg := fmt.Sprintf("%s: not found on PATH inside the sandbox (PATH=%s)", args[0], os.Getenv("PATH"))
-		fmt.Fprintln(os.Stderr, "git-agent: "+msg)
-		say("exec", msg)
-		return InitExitNotFound
-	}
-	say("ok", "")
-	if report != nil {
-		syscall.CloseOnExec(ReportFD)
-	}
-	err = syscall.Exec(path, args, os.Environ())
-	msg := fmt.Sprintf("%s: %v", path, err)
-	fmt.Fprintln(os.Stderr, "git-agent: cannot run "+msg)
-	say("exec", msg)
-	return InitExitNoExec
+	return execCommand(args, report, say)
 }
 
 // dropCapabilities empties the calling thread's capability sets. Dropping
