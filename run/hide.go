@@ -25,37 +25,24 @@ import (
 // must not become a deletion in its snapshot), and warnings.
 func hideMasks(tool config.Tool, worktree string) (masks []sandbox.Bind, excludes, warnings []string) {
 	home, _ := os.UserHomeDir()
-	realWT := worktree
-	if r, err := filepath.EvalSymlinks(worktree); err == nil {
-		realWT = r
-	}
+	realWT := realPath(worktree)
 	seen := map[string]bool{}
 	for _, h := range tool.Hide {
-		p := h
-		relative := false
-		switch {
-		case p == "~":
-			p = home
-		case strings.HasPrefix(p, "~/"):
-			p = filepath.Join(home, p[2:])
-		case !filepath.IsAbs(p):
-			p = filepath.Join(worktree, p)
-			relative = true
-		}
-		real, err := filepath.EvalSymlinks(p)
+		c, err := resolveConfigPath(h, home, worktree, realWT)
 		if err != nil {
-			warnings = append(warnings, "hide "+h+": "+p+" does not exist; skipped")
+			warnings = append(warnings, "hide "+h+": "+c.path+" does not exist; skipped")
 			continue
 		}
+		real := c.real
 		// Inside the sandbox the worktree is at its own (unresolved) path.
 		dst := real
-		if rel, ok := relTo(real, realWT); ok {
-			dst = filepath.Join(worktree, rel)
-			if rel != "." {
-				excludes = append(excludes, ":(exclude,literal)"+rel)
+		if c.inside {
+			dst = filepath.Join(worktree, c.rel)
+			if c.rel != "." {
+				excludes = append(excludes, ":(exclude,literal)"+c.rel)
 			}
-		} else if relative {
-			warnings = append(warnings, "hide "+h+": "+p+" resolves outside the worktree ("+real+"); skipped")
+		} else if c.relative {
+			warnings = append(warnings, "hide "+h+": "+c.path+" resolves outside the worktree ("+real+"); skipped")
 			continue
 		}
 		if seen[dst] {

@@ -3,7 +3,6 @@ package run
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/git-agent/git-agent/config"
@@ -98,37 +97,24 @@ func mountBinds(tool config.Tool, worktree string) (binds []sandbox.Bind, warnin
 	home, _ := os.UserHomeDir()
 	// Compare against the worktree's real path: a symlink in its own path
 	// (a symlinked HOME) must not make every relative mount "outside".
-	realWT := worktree
-	if r, err := filepath.EvalSymlinks(worktree); err == nil {
-		realWT = r
-	}
-	add := func(p string, mode sandbox.Mode) {
-		if s, ok := strings.CutSuffix(p, ":ro"); ok {
-			p, mode = s, sandbox.RO
-		} else if s, ok := strings.CutSuffix(p, ":rw"); ok {
-			p, mode = s, sandbox.RW
+	realWT := realPath(worktree)
+	add := func(entry string, mode sandbox.Mode) {
+		if s, ok := strings.CutSuffix(entry, ":ro"); ok {
+			entry, mode = s, sandbox.RO
+		} else if s, ok := strings.CutSuffix(entry, ":rw"); ok {
+			entry, mode = s, sandbox.RW
 		}
+		c, err := resolveConfigPath(entry, home, worktree, realWT)
 		switch {
-		case p == "~":
-			p = home
-		case strings.HasPrefix(p, "~/"):
-			p = filepath.Join(home, p[2:])
-		case !filepath.IsAbs(p):
-			p = filepath.Join(worktree, p)
+		case err != nil:
+			warnings = append(warnings, "mount "+c.path+" does not exist; skipped")
+		case c.relative && !c.inside:
 			// A relative mount stays inside the worktree even through a
 			// committed symlink (DESIGN.md invariant 10).
-			real, err := filepath.EvalSymlinks(p)
-			if err == nil && real != realWT && !strings.HasPrefix(real, realWT+"/") {
-				warnings = append(warnings, "mount "+p+" resolves outside the worktree; skipped")
-				return
-			}
+			warnings = append(warnings, "mount "+c.path+" resolves outside the worktree; skipped")
+		default:
+			binds = append(binds, sandbox.Bind{Src: c.real, Dst: c.real, Mode: mode})
 		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			warnings = append(warnings, "mount "+p+" does not exist; skipped")
-			return
-		}
-		binds = append(binds, sandbox.Bind{Src: real, Dst: real, Mode: mode})
 	}
 	for _, m := range tool.Mount {
 		add(m, sandbox.RW)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-agent/git-agent/config"
 	"github.com/git-agent/git-agent/gitx"
 )
 
@@ -116,4 +117,48 @@ func NewLayout(repo *gitx.Repo, id, worktrees string) Layout {
 		AgentCache: filepath.Join(cache, "agent"),
 		CheckCache: filepath.Join(cache, "checks"),
 	}
+}
+
+// configPath is one path entry of the config (mount, ro, hide) as resolved
+// on the host for a run.
+type configPath struct {
+	// path is the entry expanded: "~" to the user's home, a relative entry
+	// inside the worktree.
+	path string
+	// real is path with symlinks resolved.
+	real string
+	// relative is true for an entry written relative (to the worktree).
+	relative bool
+	// rel is real relative to the worktree's real path, when inside ("."
+	// for the worktree itself); inside tells whether it is.
+	rel    string
+	inside bool
+}
+
+// resolveConfigPath expands entry (config.ExpandHome, relative entries
+// inside worktree) and resolves its symlinks on the host; realWT is the
+// worktree's own real path. It returns an error when the path does not
+// exist. A relative entry whose real path is not inside the worktree (a
+// committed symlink pointing out) is for the caller to refuse: DESIGN.md
+// invariant 10.
+func resolveConfigPath(entry, home, worktree, realWT string) (configPath, error) {
+	c := configPath{path: config.ExpandHome(entry, home)}
+	if !filepath.IsAbs(c.path) {
+		c.path, c.relative = filepath.Join(worktree, c.path), true
+	}
+	real, err := filepath.EvalSymlinks(c.path)
+	if err != nil {
+		return c, err
+	}
+	c.real = real
+	c.rel, c.inside = relTo(real, realWT)
+	return c, nil
+}
+
+// realPath returns p with symlinks resolved, or p itself when that fails.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
