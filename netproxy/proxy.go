@@ -173,7 +173,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, d Decision) {
 		b, _ := buf.Reader.Peek(n)
 		conn.Write(b)
 	}
-	relay(r.Context(), client, conn)
+	Relay(r.Context(), client, conn)
 }
 
 // dialChecked connects to the first of d's checked addresses that answers.
@@ -238,9 +238,11 @@ type bufConn struct {
 
 func (b *bufConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
-// relay copies a↔b until both directions end or ctx is done, then closes
-// both.
-func relay(ctx context.Context, a, b net.Conn) {
+// Relay copies a↔b, half-closing each direction (CloseWrite) when its
+// source ends, until both directions end or ctx is done; then it closes
+// both. The proxy relays CONNECT tunnels with it, and the in-sandbox bridge
+// its connections to the proxy's socket.
+func Relay(ctx context.Context, a, b net.Conn) {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	half := func(dst, src net.Conn) {

@@ -3,14 +3,14 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
-	"sync"
 	"syscall"
+
+	"github.com/git-agent/git-agent/netproxy"
 )
 
 // In-sandbox network proxy plumbing for a host list (DESIGN.md invariant
@@ -108,25 +108,7 @@ func serveBridge(ctx context.Context, l net.Listener, sock string) int {
 				c.Close()
 				return
 			}
-			pipe(c, u)
+			netproxy.Relay(context.Background(), c, u)
 		}()
 	}
-}
-
-// pipe copies a↔b, half-closing each direction when its source ends.
-func pipe(a, b net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	half := func(dst, src net.Conn) {
-		defer wg.Done()
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-	}
-	go half(a, b)
-	go half(b, a)
-	wg.Wait()
-	a.Close()
-	b.Close()
 }
