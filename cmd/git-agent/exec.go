@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 
-	"github.com/git-agent/git-agent/errfmt"
 	"github.com/git-agent/git-agent/run"
 )
 
@@ -19,9 +18,9 @@ func cmdExec(ctx context.Context, e env) (int, error) {
 	if fs.NArg() == 0 {
 		return 0, usageErr("exec", "no command given")
 	}
-	self, err := os.Executable()
+	self, err := selfPath("exec")
 	if err != nil {
-		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting git agent exec", "run git-agent from an installed path")
+		return 0, err
 	}
 	return run.Exec(ctx, run.ExecOptions{Argv: fs.Args(), Network: *network, Sandbox: *backend, Self: self, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
 }

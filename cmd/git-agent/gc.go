@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-
-	"github.com/git-agent/git-agent/errfmt"
 
 	"github.com/git-agent/git-agent/gitx"
 	"github.com/git-agent/git-agent/run"
@@ -27,9 +24,9 @@ func cmdGC(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	self, err := os.Executable()
+	self, err := selfPath("gc")
 	if err != nil {
-		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting git agent gc", "run git-agent from an installed path")
+		return 0, err
 	}
 	n, err := run.GC(ctx, repo, run.GCOptions{All: *all, Purge: *purge, Self: self, Stderr: e.stderr})
 	if err != nil {

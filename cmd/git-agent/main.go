@@ -156,3 +156,14 @@ func parse(fs *pflag.FlagSet, name string, e env) error {
 func usageErr(name, what string) error {
 	return errfmt.New(errfmt.ErrUsage, what, "parsing git agent "+name+"'s arguments", "usage: git agent "+commands()[name].usage)
 }
+
+// selfPath returns the path of the running git-agent binary: the sandbox's
+// init shim and the agent's "git agent". Failure is ERR_IO for command.
+func selfPath(command string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting git agent "+command,
+			"run git-agent from an installed path")
+	}
+	return self, nil
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/git-agent/git-agent/errfmt"
 	"github.com/git-agent/git-agent/gitx"
@@ -35,9 +34,9 @@ func cmdRun(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	self, err := os.Executable()
+	self, err := selfPath("run")
 	if err != nil {
-		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "starting the run", "run git-agent from an installed path")
+		return 0, err
 	}
 	o.Self, o.Stdin, o.Stdout, o.Stderr = self, e.stdin, e.stdout, e.stderr
 	rec, err := run.Run(ctx, repo, o)

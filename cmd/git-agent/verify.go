@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/git-agent/git-agent/errfmt"
 	"github.com/git-agent/git-agent/gitx"
@@ -22,9 +21,9 @@ func cmdVerify(ctx context.Context, e env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	self, err := os.Executable()
+	self, err := selfPath("verify")
 	if err != nil {
-		return 0, errfmt.Wrap(errfmt.ErrIO, err, "cannot find git-agent's own binary", "verifying", "run git-agent from an installed path")
+		return 0, err
 	}
 	o, err := run.Verify(ctx, repo, run.VerifyOptions{Run: fs.Arg(0), Self: self, Stdout: e.stdout, Stderr: e.stderr})
 	if err != nil {
